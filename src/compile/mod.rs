@@ -1,0 +1,311 @@
+//! Resolved policy to [`Engine`]: interned IDs for permissions, domains, tools and agents;
+//! grant bitsets; the permission gate for every (agent, catalog tool) pair; a rule group per
+//! (agent, tool) with one multi-pattern matcher per argument.
+
+pub mod bitset;
+pub mod glob;
+pub(crate) mod group;
+pub mod matcher;
+pub mod path;
+
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::engine::{AgentRt, Catalog, Engine, GrantSet, PermTable, RuleRt, TargetMatcher, ToolRt};
+use crate::resolve::{Grant, NamePattern, Policy, RuleDef};
+use crate::syntax::ast::Effect;
+use crate::RuleRef;
+use bitset::BitSet;
+use group::Group;
+use matcher::{Limits, PatternSetMatcher};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Compiles a resolved policy with the default size limits.
+pub fn compile(policy: &Policy) -> Result<Engine, Diagnostics> {
+    compile_with_limits(policy, Limits::default())
+}
+
+/// A name pattern ready to test many names.
+enum NameTest {
+    Any,
+    Literal(String),
+    Glob(globset::GlobMatcher),
+}
+
+impl NameTest {
+    fn new(p: &NamePattern) -> NameTest {
+        match p {
+            NamePattern::Any => NameTest::Any,
+            NamePattern::Literal(l) => NameTest::Literal(l.clone()),
+            NamePattern::Glob { text, .. } => globset::GlobBuilder::new(text)
+                .literal_separator(false)
+                .backslash_escape(true)
+                .build()
+                .map(|g| NameTest::Glob(g.compile_matcher()))
+                .unwrap_or(NameTest::Literal(String::new())),
+        }
+    }
+    fn is_match(&self, name: &str) -> bool {
+        match self {
+            NameTest::Any => true,
+            NameTest::Literal(l) => l == name,
+            NameTest::Glob(g) => g.is_match(name),
+        }
+    }
+}
+
+/// Compiles a resolved policy with explicit automaton size limits. Exceeding a limit is a
+/// diagnostic, never an abort.
+pub fn compile_with_limits(policy: &Policy, limits: Limits) -> Result<Engine, Diagnostics> {
+    let mut diags = Diagnostics::new();
+    let mut perms = PermTable::default();
+    for tool in &policy.tools {
+        for p in &tool.needs {
+            perms.intern(p);
+        }
+    }
+    for agent in &policy.agents {
+        for (g, _) in &agent.grants {
+            match g {
+                Grant::Exact(p) => {
+                    perms.intern(p);
+                }
+                Grant::Domain(d) => {
+                    perms.intern_domain(d);
+                }
+                Grant::All => {}
+            }
+        }
+    }
+
+    // Rules, globally numbered, with their locations and messages.
+    let mut rules: Vec<RuleRt> = Vec::new();
+    let mut agent_rules: Vec<Vec<(u32, &RuleDef)>> = Vec::new();
+    for agent in &policy.agents {
+        let mut mine = Vec::new();
+        for rule in &agent.rules {
+            let loc = policy.sources.location(rule.span);
+            let info = Arc::new(RuleRef {
+                agent: agent.name.clone(),
+                effect: rule.effect,
+                target: rule.target.text.clone(),
+                file: loc.file,
+                line: loc.line,
+                column: loc.column,
+            });
+            let message: Arc<str> = match (&rule.because, rule.effect) {
+                (Some(b), _) => Arc::from(b.as_str()),
+                (None, Effect::Deny) => Arc::from(format!(
+                    "denied by rule `deny {}` of agent `{}` ({}:{})",
+                    rule.target.text, agent.name, info.file, info.line
+                )),
+                (None, Effect::Allow) => Arc::from(format!(
+                    "allowed by rule `allow {}` of agent `{}` ({}:{})",
+                    rule.target.text, agent.name, info.file, info.line
+                )),
+            };
+            mine.push((rules.len() as u32, rule));
+            rules.push(RuleRt { info, message });
+        }
+        agent_rules.push(mine);
+    }
+
+    let mut groups: Vec<Group> = vec![Group::default()];
+    let mut group_ids: HashMap<Vec<u32>, u32> = HashMap::new();
+    group_ids.insert(Vec::new(), 0);
+    let mut build_group = |members: &[(u32, &RuleDef)], agent: &str, diags: &mut Diagnostics| -> u32 {
+        let key: Vec<u32> = members.iter().map(|(id, _)| *id).collect();
+        if let Some(&g) = group_ids.get(&key) {
+            return g;
+        }
+        match group::build(members, limits) {
+            Ok(g) => {
+                groups.push(g);
+                let id = groups.len() as u32 - 1;
+                group_ids.insert(key, id);
+                id
+            }
+            Err(e) => {
+                let span = members[e.first_rule].1.span;
+                diags.push(
+                    Diagnostic::error(
+                        if e.error.too_large { "toolgate::automaton_too_large" } else { "toolgate::automaton_build" },
+                        span,
+                        format!(
+                            "the patterns agent `{agent}` places on argument `{}` cannot be compiled together: {}",
+                            e.arg, e.error.message
+                        ),
+                    )
+                    .with_label("first rule constraining this argument")
+                    .with_help("split the patterns across tools, simplify them (bounded repetitions such as `{1,1000}` are expensive), or raise the automaton size limit"),
+                );
+                group_ids.insert(key, 0);
+                0
+            }
+        }
+    };
+
+    let mut agents: Vec<AgentRt> = Vec::new();
+    let mut agent_index: HashMap<String, u32> = HashMap::new();
+    for agent in &policy.agents {
+        let mut grants = GrantSet { all: false, exact: BitSet::new(perms.len()), domains: BitSet::new(perms.domain_len()) };
+        for (g, _) in &agent.grants {
+            match g {
+                Grant::All => grants.all = true,
+                Grant::Domain(d) => {
+                    if let Some(id) = perms.domain_id(d) {
+                        grants.domains.insert(id as usize);
+                    }
+                }
+                Grant::Exact(p) => {
+                    if let Some(id) = perms.id(&p.domain, &p.action) {
+                        grants.exact.insert(id as usize);
+                    }
+                }
+            }
+        }
+        agent_index.insert(agent.name.clone(), agents.len() as u32);
+        agents.push(AgentRt {
+            name: agent.name.clone(),
+            default: agent.default,
+            grants,
+            group: 0,
+            targets: None,
+            visible: Vec::new(),
+            default_message: Arc::from(match agent.default {
+                Effect::Allow => format!("allowed by the default of agent `{}`", agent.name),
+                Effect::Deny => String::new(),
+            }),
+        });
+    }
+
+    let catalog = if policy.has_catalog() {
+        let tools: Vec<ToolRt> = policy
+            .tools
+            .iter()
+            .map(|t| ToolRt {
+                server: t.server.map(|s| s as u32),
+                name: t.name.clone(),
+                display: policy.tool_display(t),
+                needs: t.needs.iter().filter_map(|p| perms.id(&p.domain, &p.action)).collect(),
+                required: t.params.iter().flatten().filter(|p| !p.optional).map(|p| p.name.clone()).collect(),
+            })
+            .collect();
+        let mut by_name: HashMap<String, Vec<u32>> = HashMap::new();
+        for (i, t) in tools.iter().enumerate() {
+            by_name.entry(t.name.clone()).or_default().push(i as u32);
+        }
+        let servers: Vec<String> = policy.servers.iter().map(|s| s.name.clone()).collect();
+        let n_tools = tools.len();
+        let mut gate = Vec::with_capacity(agents.len() * n_tools);
+        let mut group_of = Vec::with_capacity(agents.len() * n_tools);
+        for (ai, agent) in policy.agents.iter().enumerate() {
+            // Invert rule -> targeted tools into tool -> rules (source order kept).
+            let mut per_tool: Vec<Vec<(u32, &RuleDef)>> = vec![Vec::new(); n_tools];
+            for &(id, rule) in &agent_rules[ai] {
+                let server_test = rule.target.server.as_ref().map(NameTest::new);
+                let tool_test = NameTest::new(&rule.target.tool);
+                let candidates: Vec<u32> = match &tool_test {
+                    NameTest::Literal(l) => by_name.get(l).cloned().unwrap_or_default(),
+                    _ => (0..n_tools as u32).filter(|&t| tool_test.is_match(&tools[t as usize].name)).collect(),
+                };
+                for t in candidates {
+                    let tool = &tools[t as usize];
+                    let server_ok = match (&server_test, tool.server) {
+                        (None, _) => true,
+                        (Some(test), Some(s)) => test.is_match(&servers[s as usize]),
+                        (Some(_), None) => false,
+                    };
+                    if server_ok {
+                        per_tool[t as usize].push((id, rule));
+                    }
+                }
+            }
+            let rt = &agents[ai];
+            let mut visible = Vec::new();
+            for (t, members) in per_tool.iter().enumerate() {
+                let missing = tools[t].needs.iter().copied().find(|&p| !rt.grants.contains(&perms, p));
+                gate.push(missing);
+                let g = build_group(members, &agent.name, &mut diags);
+                group_of.push(g);
+                let targeted_by_allow = members.iter().any(|(_, r)| r.effect == Effect::Allow);
+                let removed = members.iter().any(|(_, r)| r.effect == Effect::Deny && r.conditions.is_empty());
+                if missing.is_none() && (targeted_by_allow || agent.default == Effect::Allow) && !removed {
+                    visible.push(t as u32);
+                }
+            }
+            agents[ai].visible = visible;
+        }
+        Some(Catalog { tools, by_name, servers, gate, group: group_of, n_tools })
+    } else {
+        for (ai, agent) in policy.agents.iter().enumerate() {
+            let members = &agent_rules[ai];
+            agents[ai].group = build_group(members, &agent.name, &mut diags);
+            match TargetMatcher::new(members.iter().map(|(_, r)| &r.target), limits) {
+                Ok(t) => agents[ai].targets = Some(t),
+                Err(e) => diags.push(
+                    Diagnostic::error("toolgate::automaton_too_large", agent.span, format!("the rule targets of agent `{}` cannot be compiled: {}", agent.name, e.message))
+                        .with_label("in this agent")
+                        .with_help("use fewer or simpler target globs"),
+                ),
+            }
+        }
+        None
+    };
+
+    if diags.has_errors() {
+        return Err(diags);
+    }
+    Ok(Engine::new(agents, agent_index, catalog, rules, groups, perms))
+}
+
+impl TargetMatcher {
+    /// Compiles rule targets (in local rule order) for matching at run time.
+    fn new<'a>(targets: impl Iterator<Item = &'a crate::resolve::TargetDef>, limits: Limits) -> Result<TargetMatcher, matcher::MatcherError> {
+        let mut tool_patterns = Vec::new();
+        let mut tool_rules = Vec::new();
+        let mut server_patterns = Vec::new();
+        let mut server_rules = Vec::new();
+        let mut tool_any = Vec::new();
+        let mut no_server = Vec::new();
+        let mut server_any = Vec::new();
+        let mut n = 0;
+        for (i, t) in targets.enumerate() {
+            n = i + 1;
+            match name_regex(&t.tool) {
+                None => tool_any.push(i as u32),
+                Some(r) => {
+                    tool_patterns.push(r);
+                    tool_rules.push(i as u32);
+                }
+            }
+            match &t.server {
+                None => no_server.push(i as u32),
+                Some(p) => match name_regex(p) {
+                    None => server_any.push(i as u32),
+                    Some(r) => {
+                        server_patterns.push(r);
+                        server_rules.push(i as u32);
+                    }
+                },
+            }
+        }
+        Ok(TargetMatcher {
+            n_rules: n,
+            tool: PatternSetMatcher::new(&tool_patterns, limits)?,
+            tool_rules,
+            tool_any,
+            server: PatternSetMatcher::new(&server_patterns, limits)?,
+            server_rules,
+            server_any,
+            no_server,
+        })
+    }
+}
+
+fn name_regex(p: &NamePattern) -> Option<String> {
+    match p {
+        NamePattern::Any => None,
+        NamePattern::Literal(l) => Some(format!("^{}$", regex_syntax::escape(l))),
+        NamePattern::Glob { regex, .. } => Some(regex.clone()),
+    }
+}

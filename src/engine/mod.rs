@@ -1,0 +1,496 @@
+//! The decision engine: a compiled policy answering [`Request`]s with [`Decision`]s.
+//!
+//! Nothing here parses a policy. The order of checks is LANGUAGE.md section 7: agent, tool
+//! lookup, permission gate (precomputed per agent and catalog tool), required arguments, then
+//! the rule group (deny wins, then allow, then the agent's default).
+
+pub mod args;
+pub mod decision;
+mod evaluate;
+pub mod json;
+pub mod request;
+
+pub use decision::{Decision, Explanation, Reason, RuleRef, RuleTrace};
+pub use request::{BadRequest, Request};
+
+use crate::compile::bitset::BitSet;
+use crate::compile::group::Group;
+use crate::compile::matcher::PatternSetMatcher;
+use crate::resolve::{parse_permission, Permission};
+use crate::syntax::ast::Effect;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Interned permissions and domains.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PermTable {
+    names: Vec<String>,
+    domain_of: Vec<u32>,
+    index: HashMap<String, u32>,
+    domains: HashMap<String, u32>,
+}
+
+impl PermTable {
+    pub(crate) fn intern_domain(&mut self, d: &str) -> u32 {
+        let n = self.domains.len() as u32;
+        *self.domains.entry(d.to_string()).or_insert(n)
+    }
+    pub(crate) fn intern(&mut self, p: &Permission) -> u32 {
+        let d = self.intern_domain(&p.domain);
+        let key = p.to_string();
+        if let Some(&id) = self.index.get(&key) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(key.clone());
+        self.domain_of.push(d);
+        self.index.insert(key, id);
+        id
+    }
+    pub(crate) fn id(&self, domain: &str, action: &str) -> Option<u32> {
+        self.index.get(&format!("{domain}:{action}")).copied()
+    }
+    pub(crate) fn domain_id(&self, d: &str) -> Option<u32> {
+        self.domains.get(d).copied()
+    }
+    pub(crate) fn len(&self) -> usize {
+        self.names.len()
+    }
+    pub(crate) fn domain_len(&self) -> usize {
+        self.domains.len()
+    }
+    pub(crate) fn name(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+}
+
+/// What one agent was granted: bitsets over interned permissions and domains.
+#[derive(Debug, Clone)]
+pub(crate) struct GrantSet {
+    pub all: bool,
+    pub exact: BitSet,
+    pub domains: BitSet,
+}
+
+impl GrantSet {
+    /// Membership of an interned permission: constant time.
+    #[inline]
+    pub(crate) fn contains(&self, perms: &PermTable, p: u32) -> bool {
+        self.all || self.exact.contains(p as usize) || self.domains.contains(perms.domain_of[p as usize] as usize)
+    }
+
+    /// Membership of any permission, interned or not (policies without a catalog).
+    fn contains_permission(&self, perms: &PermTable, p: &Permission) -> bool {
+        if self.all {
+            return true;
+        }
+        if let Some(id) = perms.id(&p.domain, &p.action) {
+            if self.exact.contains(id as usize) {
+                return true;
+            }
+        }
+        perms.domain_id(&p.domain).is_some_and(|d| self.domains.contains(d as usize))
+    }
+}
+
+/// Rule targets compiled for run-time selection (policies without a catalog).
+#[derive(Debug, Clone)]
+pub(crate) struct TargetMatcher {
+    pub n_rules: usize,
+    pub tool: PatternSetMatcher,
+    pub tool_rules: Vec<u32>,
+    pub tool_any: Vec<u32>,
+    pub server: PatternSetMatcher,
+    pub server_rules: Vec<u32>,
+    pub server_any: Vec<u32>,
+    pub no_server: Vec<u32>,
+}
+
+impl TargetMatcher {
+    fn candidates(&self, server: Option<&str>, tool: &str) -> BitSet {
+        let mut tool_ok = BitSet::new(self.n_rules);
+        for &r in &self.tool_any {
+            tool_ok.insert(r as usize);
+        }
+        let mut set = self.tool.new_set();
+        self.tool.matches(tool, &mut set);
+        for p in set.iter() {
+            tool_ok.insert(self.tool_rules[p.as_usize()] as usize);
+        }
+        let mut out = BitSet::new(self.n_rules);
+        for &r in &self.no_server {
+            if tool_ok.contains(r as usize) {
+                out.insert(r as usize);
+            }
+        }
+        if let Some(server) = server {
+            for &r in &self.server_any {
+                if tool_ok.contains(r as usize) {
+                    out.insert(r as usize);
+                }
+            }
+            let mut set = self.server.new_set();
+            self.server.matches(server, &mut set);
+            for p in set.iter() {
+                let r = self.server_rules[p.as_usize()] as usize;
+                if tool_ok.contains(r) {
+                    out.insert(r);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One compiled agent.
+#[derive(Debug, Clone)]
+pub(crate) struct AgentRt {
+    pub name: String,
+    pub default: Effect,
+    pub grants: GrantSet,
+    /// Without a catalog: the group of all the agent's rules.
+    pub group: u32,
+    /// Without a catalog: the rule targets.
+    pub targets: Option<TargetMatcher>,
+    /// With a catalog: the tools the agent may see, in declaration order.
+    pub visible: Vec<u32>,
+    pub default_message: Arc<str>,
+}
+
+/// One catalog tool.
+#[derive(Debug, Clone)]
+pub(crate) struct ToolRt {
+    pub server: Option<u32>,
+    pub name: String,
+    pub display: String,
+    pub needs: Vec<u32>,
+    pub required: Vec<String>,
+}
+
+/// The catalog with the per-(agent, tool) tables.
+#[derive(Debug, Clone)]
+pub(crate) struct Catalog {
+    pub tools: Vec<ToolRt>,
+    pub by_name: HashMap<String, Vec<u32>>,
+    pub servers: Vec<String>,
+    /// `agent * n_tools + tool` -> the first permission not granted.
+    pub gate: Vec<Option<u32>>,
+    /// `agent * n_tools + tool` -> rule group.
+    pub group: Vec<u32>,
+    pub n_tools: usize,
+}
+
+/// One compiled rule.
+#[derive(Debug, Clone)]
+pub(crate) struct RuleRt {
+    pub info: Arc<RuleRef>,
+    pub message: Arc<str>,
+}
+
+/// A tool an agent may see.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct VisibleTool {
+    /// The server, or `None` for a host tool.
+    pub server: Option<String>,
+    /// The tool's name.
+    pub tool: String,
+}
+
+impl std::fmt::Display for VisibleTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.server {
+            Some(s) => write!(f, "{s}.{}", self.tool),
+            None => f.write_str(&self.tool),
+        }
+    }
+}
+
+/// A compiled policy. Immutable, `Send + Sync`, cheap to share behind an `Arc`.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    agents: Vec<AgentRt>,
+    agent_index: HashMap<String, u32>,
+    catalog: Option<Catalog>,
+    rules: Vec<RuleRt>,
+    groups: Vec<Group>,
+    perms: PermTable,
+}
+
+/// The resolved tool of a request.
+struct Resolved<'a> {
+    display: String,
+    needs_missing: Option<String>,
+    needs: Vec<String>,
+    required: &'a [String],
+    group: &'a Group,
+    candidates: Option<BitSet>,
+}
+
+const NO_REQUIRED: &[String] = &[];
+
+impl Engine {
+    pub(crate) fn new(
+        agents: Vec<AgentRt>,
+        agent_index: HashMap<String, u32>,
+        catalog: Option<Catalog>,
+        rules: Vec<RuleRt>,
+        groups: Vec<Group>,
+        perms: PermTable,
+    ) -> Engine {
+        Engine { agents, agent_index, catalog, rules, groups, perms }
+    }
+
+    /// Decides a request. Never panics: an internal failure is a deny with `internal_error`.
+    pub fn decide(&self, req: &Request) -> Decision {
+        self.decide_guarded(req, false)
+    }
+
+    /// Decides a request and records how (`eval --explain`).
+    pub fn decide_explained(&self, req: &Request) -> Decision {
+        self.decide_guarded(req, true)
+    }
+
+    /// Decides one JSON request line; a malformed one is answered `bad_request`.
+    pub fn decide_json(&self, line: &str, explain: bool) -> Decision {
+        match Request::from_json(line) {
+            Ok(req) => self.decide_guarded(&req, explain),
+            Err(bad) => Decision::deny(Reason::BadRequest, format!("bad request: {}", bad.message), bad.tool_use_id),
+        }
+    }
+
+    fn decide_guarded(&self, req: &Request, explain: bool) -> Decision {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.decide_inner(req, explain))) {
+            Ok(d) => d,
+            Err(_) => Decision::deny(
+                Reason::InternalError,
+                "the policy engine failed while deciding this call; it is denied",
+                req.tool_use_id.clone(),
+            ),
+        }
+    }
+
+    /// The names of the agents, in declaration order.
+    pub fn agent_names(&self) -> impl Iterator<Item = &str> {
+        self.agents.iter().map(|a| a.name.as_str())
+    }
+
+    /// True when the policy has a tool catalog.
+    pub fn has_catalog(&self) -> bool {
+        self.catalog.is_some()
+    }
+
+    /// The tools an agent may see (LANGUAGE.md section 8), in declaration order; `None` for
+    /// an unknown agent. Without a catalog the list is empty.
+    pub fn visible_tools(&self, agent: &str) -> Option<Vec<VisibleTool>> {
+        let a = &self.agents[*self.agent_index.get(agent)? as usize];
+        let Some(cat) = &self.catalog else { return Some(Vec::new()) };
+        Some(
+            a.visible
+                .iter()
+                .map(|&t| {
+                    let tool = &cat.tools[t as usize];
+                    VisibleTool { server: tool.server.map(|s| cat.servers[s as usize].clone()), tool: tool.name.clone() }
+                })
+                .collect(),
+        )
+    }
+
+    fn decide_inner(&self, req: &Request, explain: bool) -> Decision {
+        let tool_use_id = req.tool_use_id.clone();
+        let mut explanation = explain.then(Explanation::default);
+
+        // 1. agent
+        let Some(&agent_id) = self.agent_index.get(&req.agent) else {
+            let hint = crate::resolve::suggest::did_you_mean(&req.agent, self.agent_names())
+                .map(|s| format!(" (did you mean `{s}`?)"))
+                .unwrap_or_default();
+            return finish(
+                Decision::deny(Reason::UnknownAgent, format!("unknown agent `{}`{hint}", req.agent), tool_use_id),
+                explanation,
+            );
+        };
+        let agent = &self.agents[agent_id as usize];
+        if let Some(e) = explanation.as_mut() {
+            e.agent = Some(agent.name.clone());
+        }
+
+        // 2. tool lookup (and, without a catalog, the request's declared permissions)
+        let resolved = match self.resolve_tool(agent_id, agent, req) {
+            Ok(r) => r,
+            Err(d) => return finish(Decision { tool_use_id, ..d }, explanation),
+        };
+        if let Some(e) = explanation.as_mut() {
+            e.tool = Some(resolved.display.clone());
+            e.needs = resolved.needs.clone();
+        }
+
+        // 3. permission gate
+        if let Some(p) = resolved.needs_missing {
+            let message = format!(
+                "{} requires the \"{p}\" permission, which was not granted.\nRetrying with different arguments will not help",
+                resolved.display
+            );
+            let mut d = Decision::deny(Reason::PermissionMissing, message, tool_use_id);
+            d.permission = Some(p);
+            return finish(d, explanation);
+        }
+
+        // 4. required arguments
+        if let Some(arg) = resolved.required.iter().find(|a| !req.args.contains_key(a.as_str())) {
+            let mut d = Decision::deny(
+                Reason::MissingArgument,
+                format!("{} requires the argument `{arg}`, which the call does not include", resolved.display),
+                tool_use_id,
+            );
+            d.argument = Some(arg.clone());
+            return finish(d, explanation);
+        }
+
+        // 5. rules
+        let group = resolved.group;
+        let outcome = group.evaluate(&req.args, resolved.candidates.as_ref());
+        if let Some(e) = explanation.as_mut() {
+            e.default = Some(agent.default.as_str().to_string());
+            for (local, &rule_id) in group.rules.iter().enumerate() {
+                if resolved.candidates.as_ref().is_some_and(|c| !c.contains(local)) {
+                    continue;
+                }
+                let acc = if group.effects[local] == Effect::Deny { &outcome.satisfied.deny } else { &outcome.satisfied.allow };
+                let failed = group.rule_conds[local].iter().find(|&&c| !acc.contains(c as usize));
+                e.rules.push(RuleTrace {
+                    rule: self.rules[rule_id as usize].info.clone(),
+                    outcome: if failed.is_some() { "not_fired" } else { "fired" },
+                    failed_condition: failed.map(|&c| group.cond_text[c as usize].to_string()),
+                });
+            }
+        }
+        let decided = |local: u32, reason: Reason, effect: Effect| {
+            let rule = &self.rules[group.rules[local as usize] as usize];
+            Decision {
+                decision: effect,
+                reason,
+                permission: None,
+                argument: None,
+                message: rule.message.clone(),
+                rule: Some(rule.info.clone()),
+                tool_use_id: tool_use_id.clone(),
+                explanation: None,
+            }
+        };
+        let d = if let Some(local) = outcome.first_deny {
+            decided(local, Reason::DeniedByRule, Effect::Deny)
+        } else if let Some(local) = outcome.first_allow {
+            decided(local, Reason::AllowedByRule, Effect::Allow)
+        } else if agent.default == Effect::Allow {
+            Decision {
+                decision: Effect::Allow,
+                reason: Reason::DefaultAllow,
+                permission: None,
+                argument: None,
+                message: agent.default_message.clone(),
+                rule: None,
+                tool_use_id: tool_use_id.clone(),
+                explanation: None,
+            }
+        } else {
+            Decision::deny(
+                Reason::NoMatchingRule,
+                format!("no rule of agent `{}` allows {}", agent.name, resolved.display),
+                tool_use_id.clone(),
+            )
+        };
+        finish(d, explanation)
+    }
+
+    fn resolve_tool<'a>(&'a self, agent_id: u32, agent: &'a AgentRt, req: &Request) -> Result<Resolved<'a>, Decision> {
+        match &self.catalog {
+            Some(cat) => {
+                let ids: &[u32] = cat.by_name.get(&req.tool).map(Vec::as_slice).unwrap_or(&[]);
+                let chosen = match &req.server {
+                    Some(server) => ids
+                        .iter()
+                        .copied()
+                        .find(|&t| cat.tools[t as usize].server.is_some_and(|s| &cat.servers[s as usize] == server)),
+                    None if ids.len() == 1 => Some(ids[0]),
+                    None if ids.len() > 1 => {
+                        let places: Vec<String> = ids
+                            .iter()
+                            .map(|&t| match cat.tools[t as usize].server {
+                                Some(s) => format!("server `{}`", cat.servers[s as usize]),
+                                None => "a host tool".to_string(),
+                            })
+                            .collect();
+                        return Err(Decision::deny(
+                            Reason::AmbiguousTool,
+                            format!("tool `{}` is declared as {}; name the server in the request", req.tool, places.join(", ")),
+                            None,
+                        ));
+                    }
+                    None => None,
+                };
+                let Some(t) = chosen else {
+                    let shown = match &req.server {
+                        Some(s) => format!("{s}.{}", req.tool),
+                        None => req.tool.clone(),
+                    };
+                    let hint = crate::resolve::suggest::did_you_mean(&req.tool, cat.by_name.keys().map(String::as_str))
+                        .map(|s| format!(" (did you mean `{s}`?)"))
+                        .unwrap_or_default();
+                    return Err(Decision::deny(Reason::UnknownTool, format!("unknown tool `{shown}`{hint}"), None));
+                };
+                let tool = &cat.tools[t as usize];
+                let slot = agent_id as usize * cat.n_tools + t as usize;
+                Ok(Resolved {
+                    display: tool.display.clone(),
+                    needs_missing: cat.gate[slot].map(|p| self.perms.name(p).to_string()),
+                    needs: tool.needs.iter().map(|&p| self.perms.name(p).to_string()).collect(),
+                    required: &tool.required,
+                    group: &self.groups[cat.group[slot] as usize],
+                    candidates: None,
+                })
+            }
+            None => {
+                let display = match &req.server {
+                    Some(s) => format!("{s}.{}", req.tool),
+                    None => req.tool.clone(),
+                };
+                let mut needs_missing = None;
+                let mut needs = Vec::new();
+                for text in req.permissions.iter().flatten() {
+                    let p = parse_permission(text).map_err(|e| {
+                        Decision::deny(Reason::BadRequest, format!("bad request: permission {}", e.message(text)), None)
+                    })?;
+                    if needs_missing.is_none() && !agent.grants.contains_permission(&self.perms, &p) {
+                        needs_missing = Some(text.clone());
+                    }
+                    needs.push(text.clone());
+                }
+                let candidates = agent.targets.as_ref().map(|t| t.candidates(req.server.as_deref(), &req.tool));
+                Ok(Resolved {
+                    display,
+                    needs_missing,
+                    needs,
+                    required: NO_REQUIRED,
+                    group: &self.groups[agent.group as usize],
+                    candidates,
+                })
+            }
+        }
+    }
+}
+
+fn finish(mut d: Decision, explanation: Option<Explanation>) -> Decision {
+    d.explanation = explanation;
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Engine;
+
+    #[test]
+    fn engine_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Engine>();
+    }
+}

@@ -1,0 +1,156 @@
+//! A tool call as a host asks about it, and its strict JSON form.
+
+use serde_json::{Map, Value};
+
+/// The largest request line `Request::from_json` accepts, in bytes.
+pub const MAX_REQUEST_BYTES: usize = 1 << 20;
+
+/// One tool call to decide.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Request {
+    /// The agent making the call.
+    pub agent: String,
+    /// The server the tool is on, when the host knows it.
+    pub server: Option<String>,
+    /// The tool's bare name.
+    pub tool: String,
+    /// The call's arguments.
+    pub args: Map<String, Value>,
+    /// The host's id for the call, echoed in the decision.
+    pub tool_use_id: Option<String>,
+    /// Permissions the tool declares (only for policies without a catalog).
+    pub permissions: Option<Vec<String>>,
+}
+
+/// Why a request was refused as `bad_request`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadRequest {
+    /// What is wrong.
+    pub message: String,
+    /// The request's `tool_use_id`, when it could be read.
+    pub tool_use_id: Option<String>,
+}
+
+impl Request {
+    /// A request for `tool` by `agent` with no arguments.
+    pub fn new(agent: impl Into<String>, tool: impl Into<String>) -> Request {
+        Request { agent: agent.into(), tool: tool.into(), ..Request::default() }
+    }
+
+    /// Sets the server.
+    pub fn server(mut self, server: impl Into<String>) -> Request {
+        self.server = Some(server.into());
+        self
+    }
+
+    /// Sets the arguments from a JSON object; anything else leaves them empty.
+    pub fn args(mut self, args: Value) -> Request {
+        if let Value::Object(m) = args {
+            self.args = m;
+        }
+        self
+    }
+
+    /// Sets the tool-use id.
+    pub fn tool_use_id(mut self, id: impl Into<String>) -> Request {
+        self.tool_use_id = Some(id.into());
+        self
+    }
+
+    /// Sets the permissions the tool declares (policies without a catalog).
+    pub fn permissions<S: Into<String>>(mut self, perms: impl IntoIterator<Item = S>) -> Request {
+        self.permissions = Some(perms.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Parses one JSON request. Duplicate keys anywhere, nesting deeper than 128, more than
+    /// [`MAX_REQUEST_BYTES`], and wrongly typed fields are refused.
+    pub fn from_json(text: &str) -> Result<Request, BadRequest> {
+        if text.len() > MAX_REQUEST_BYTES {
+            return Err(BadRequest {
+                message: format!("request is {} bytes; the limit is {MAX_REQUEST_BYTES}", text.len()),
+                tool_use_id: None,
+            });
+        }
+        let value = super::json::parse_strict(text)
+            .map_err(|e| BadRequest { message: format!("invalid JSON: {e}"), tool_use_id: None })?;
+        Request::from_value(value)
+    }
+
+    /// Reads a request from a parsed JSON value.
+    pub fn from_value(value: Value) -> Result<Request, BadRequest> {
+        let Value::Object(mut obj) = value else {
+            return Err(BadRequest { message: "a request must be a JSON object".into(), tool_use_id: None });
+        };
+        let tool_use_id = match obj.remove("tool_use_id") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s),
+            Some(_) => {
+                return Err(BadRequest { message: "`tool_use_id` must be a string".into(), tool_use_id: None })
+            }
+        };
+        let bad = |message: &str| BadRequest { message: message.to_string(), tool_use_id: tool_use_id.clone() };
+        let agent = match obj.remove("agent") {
+            Some(Value::String(s)) => s,
+            Some(_) => return Err(bad("`agent` must be a string")),
+            None => return Err(bad("`agent` is missing")),
+        };
+        let tool = match obj.remove("tool") {
+            Some(Value::String(s)) => s,
+            Some(_) => return Err(bad("`tool` must be a string")),
+            None => return Err(bad("`tool` is missing")),
+        };
+        let server = match obj.remove("server") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s),
+            Some(_) => return Err(bad("`server` must be a string")),
+        };
+        let args = match obj.remove("args") {
+            None => Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => return Err(bad("`args` must be an object")),
+        };
+        let permissions = match obj.remove("permissions") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(items)) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    match item {
+                        Value::String(s) => out.push(s),
+                        _ => return Err(bad("`permissions` must be an array of strings")),
+                    }
+                }
+                Some(out)
+            }
+            Some(_) => return Err(bad("`permissions` must be an array of strings")),
+        };
+        Ok(Request { agent, server, tool, args, tool_use_id, permissions })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_documented_shape() {
+        let r = Request::from_json(
+            r#"{"agent": "a", "server": "git", "tool": "git_log", "args": {"repo_path": "/x"}, "tool_use_id": "t1"}"#,
+        )
+        .unwrap();
+        assert_eq!(r.agent, "a");
+        assert_eq!(r.server.as_deref(), Some("git"));
+        assert_eq!(r.args["repo_path"], "/x");
+        assert_eq!(r.tool_use_id.as_deref(), Some("t1"));
+    }
+
+    #[test]
+    fn refuses_bad_shapes_and_keeps_the_id() {
+        assert!(Request::from_json("[]").is_err());
+        assert!(Request::from_json("not json").is_err());
+        let e = Request::from_json(r#"{"agent": 1, "tool": "x", "tool_use_id": "t9"}"#).unwrap_err();
+        assert_eq!(e.tool_use_id.as_deref(), Some("t9"));
+        assert!(Request::from_json(r#"{"agent": "a", "tool": "x", "args": []}"#).is_err());
+        assert!(Request::from_json(r#"{"agent": "a", "tool": "x", "args": {"p": 1, "p": 2}}"#).is_err());
+    }
+}

@@ -1,0 +1,47 @@
+//! # toolgate
+//!
+//! toolgate decides whether an AI agent may make a tool call. Policies are written in the
+//! `.policy` language (see `docs/language.md`), checked and compiled into an [`Engine`] built
+//! on interned IDs, bitsets and multi-pattern automata, and asked before every call.
+//!
+//! ## The pipeline
+//!
+//! | stage | module | what it does |
+//! | --- | --- | --- |
+//! | load | [`load`] | reads files and folders into a [`source::SourceMap`] |
+//! | syntax | [`syntax`] | text to syntax tree (pest), syntax diagnostics |
+//! | resolve | [`resolve`] | names, catalog, grants, patterns validated |
+//! | compile | [`compile`] | interned IDs, grant bitsets, rule groups, automata |
+//! | engine | [`engine`] | [`Request`] to [`Decision`] |
+//! | testing | [`testing`] | runs a policy's `test` blocks |
+//!
+//! ## Example
+//!
+//! ```
+//! use toolgate::{Engine, Request};
+//! use serde_json::json;
+//!
+//! let engine = toolgate::load::engine_from_str("inline.policy", r#"
+//!     tool read_file(path) needs fs:read
+//!     agent bot {
+//!       grant fs:read
+//!       allow read_file where path matches "/srv/**"
+//!     }
+//! "#).unwrap();
+//! let ok = engine.decide(&Request::new("bot", "read_file").args(json!({"path": "/srv/a.txt"})));
+//! assert!(ok.is_allowed());
+//! let no = engine.decide(&Request::new("bot", "read_file").args(json!({"path": "/srv/../etc/passwd"})));
+//! assert_eq!(no.reason.as_str(), "no_matching_rule");
+//! ```
+
+pub mod compile;
+pub mod diagnostic;
+pub mod engine;
+pub mod load;
+pub mod resolve;
+pub mod source;
+pub mod syntax;
+pub mod testing;
+
+pub use diagnostic::{Diagnostic, Diagnostics, PolicyError, Severity};
+pub use engine::{Decision, Engine, Reason, Request, RuleRef, VisibleTool};

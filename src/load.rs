@@ -1,0 +1,153 @@
+//! Reading policies: files and folders of `.policy` files into one merged policy, with the
+//! documented limits checked before parsing.
+
+use crate::diagnostic::{Diagnostic, Diagnostics, PolicyError};
+use crate::engine::Engine;
+use crate::resolve::{resolve, Policy};
+use crate::source::{FileId, SourceMap, Span};
+use crate::syntax::parse_file;
+use std::path::{Path, PathBuf};
+
+/// The largest policy file accepted, in bytes.
+pub const MAX_FILE_BYTES: usize = 8 << 20;
+/// The deepest bracket nesting accepted in a policy file.
+pub const MAX_NESTING: usize = 64;
+
+/// A problem reading the files themselves (not their content).
+#[derive(Debug)]
+pub struct LoadError {
+    /// The path involved.
+    pub path: PathBuf,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Lists the policy files a path stands for: the file itself, or the `.policy` files directly
+/// inside a folder (sorted by name; subfolders are not entered).
+pub fn policy_files(path: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    let meta = std::fs::metadata(path).map_err(|e| LoadError { path: path.to_path_buf(), message: e.to_string() })?;
+    if !meta.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let entries = std::fs::read_dir(path).map_err(|e| LoadError { path: path.to_path_buf(), message: e.to_string() })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "policy"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(LoadError { path: path.to_path_buf(), message: "folder holds no .policy files".into() });
+    }
+    Ok(files)
+}
+
+/// Reads every policy file the paths stand for into a source map.
+pub fn read_sources(paths: &[PathBuf]) -> Result<SourceMap, LoadError> {
+    let mut sources = SourceMap::new();
+    for path in paths {
+        for file in policy_files(path)? {
+            let bytes = std::fs::read(&file).map_err(|e| LoadError { path: file.clone(), message: e.to_string() })?;
+            let text = String::from_utf8(bytes)
+                .map_err(|e| LoadError { path: file.clone(), message: format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()) })?;
+            sources.add(file.display().to_string(), text);
+        }
+    }
+    Ok(sources)
+}
+
+/// Parses and resolves every file of a source map into one policy, with all diagnostics.
+pub fn policy_from_sources(sources: SourceMap) -> (Policy, Diagnostics) {
+    let mut diags = Diagnostics::new();
+    let mut files = Vec::new();
+    let ids: Vec<FileId> = sources.files().map(|(id, _)| id).collect();
+    for id in ids {
+        let text = sources.file(id).text.clone();
+        if let Some(d) = check_limits(id, &text) {
+            diags.push(d);
+            continue;
+        }
+        let (file, errs) = parse_file(id, &text);
+        diags.extend(errs);
+        files.push(file);
+    }
+    let (policy, more) = resolve(sources, files);
+    diags.extend(more);
+    (policy, diags)
+}
+
+fn check_limits(id: FileId, text: &str) -> Option<Diagnostic> {
+    if text.len() > MAX_FILE_BYTES {
+        return Some(
+            Diagnostic::error("toolgate::limit::file_size", Span::new(id, 0, 0), format!("file is {} bytes; the limit is {MAX_FILE_BYTES}", text.len()))
+                .with_label("this file")
+                .with_help("split the policy into several files in one folder"),
+        );
+    }
+    let (mut depth, mut in_str, mut in_comment, mut escaped) = (0usize, false, false, false);
+    let mut prev = '\0';
+    for (i, c) in text.char_indices() {
+        if in_comment {
+            in_comment = c != '\n';
+        } else if in_str {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' || c == '\n' {
+                in_str = false;
+            }
+        } else {
+            match c {
+                '"' => in_str = true,
+                '#' => in_comment = true,
+                '/' if prev == '/' => in_comment = true,
+                '{' | '[' | '(' => {
+                    depth += 1;
+                    if depth > MAX_NESTING {
+                        return Some(
+                            Diagnostic::error("toolgate::limit::nesting", Span::new(id, i, i + 1), format!("brackets nest deeper than {MAX_NESTING} levels"))
+                                .with_label("too deep")
+                                .with_help("flatten the test arguments"),
+                        );
+                    }
+                }
+                '}' | ']' | ')' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        prev = c;
+    }
+    None
+}
+
+/// Parses, resolves and compiles a source map into an engine.
+pub fn engine_from_sources(sources: SourceMap) -> Result<(Engine, Policy, Diagnostics), PolicyError> {
+    let (policy, diags) = policy_from_sources(sources);
+    if diags.has_errors() {
+        return Err(PolicyError { diagnostics: diags, sources: policy.sources });
+    }
+    match crate::compile::compile(&policy) {
+        Ok(engine) => Ok((engine, policy, diags)),
+        Err(more) => {
+            let mut all = diags;
+            all.extend(more);
+            Err(PolicyError { diagnostics: all, sources: policy.sources })
+        }
+    }
+}
+
+/// Compiles policy text held in memory (`name` is used in diagnostics).
+pub fn engine_from_str(name: &str, text: &str) -> Result<Engine, PolicyError> {
+    let mut sources = SourceMap::new();
+    sources.add(name, text);
+    engine_from_sources(sources).map(|(e, _, _)| e)
+}

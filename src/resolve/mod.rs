@@ -1,0 +1,474 @@
+//! Syntax trees to a resolved [`Policy`]: merges files, checks names (duplicates, unknown
+//! targets with did-you-mean), validates permissions, globs and regexes, and reports every
+//! problem as a diagnostic.
+
+pub mod ir;
+pub mod permission;
+pub mod suggest;
+
+pub use ir::*;
+pub use permission::{parse_grant, parse_permission, Grant, Permission, PermissionError};
+
+use crate::compile::glob;
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::source::{SourceMap, Span};
+use crate::syntax::ast::{self, AgentStmt, CondOp, Effect, Item};
+use crate::syntax::literal::regex_offset_in_body;
+use std::collections::HashMap;
+use suggest::help_with;
+
+/// Every reason a decision can carry, as test expectations write them.
+pub const REASONS: &[&str] = &[
+    "bad_request",
+    "unknown_agent",
+    "unknown_tool",
+    "ambiguous_tool",
+    "permission_missing",
+    "missing_argument",
+    "denied_by_rule",
+    "no_matching_rule",
+    "allowed_by_rule",
+    "default_allow",
+    "internal_error",
+];
+
+/// Resolves parsed files into one policy. The policy is usable only when the diagnostics
+/// hold no error.
+pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostics) {
+    let mut r = Resolver { diags: Diagnostics::new(), sources: &sources };
+    let mut servers: Vec<ServerDef> = Vec::new();
+    let mut tools: Vec<ToolDef> = Vec::new();
+    let mut agent_asts: Vec<ast::Agent> = Vec::new();
+    let mut tests = Vec::new();
+    let mut server_index: HashMap<String, usize> = HashMap::new();
+    let mut tool_index: HashMap<(Option<usize>, String), Span> = HashMap::new();
+
+    for file in files {
+        for item in file.items {
+            match item {
+                Item::Server(s) => {
+                    let id = match server_index.get(&s.name.text) {
+                        Some(&id) => {
+                            r.duplicate("server", &s.name, servers[id].span);
+                            id
+                        }
+                        None => {
+                            r.check_name(&s.name, "server");
+                            servers.push(ServerDef { name: s.name.text.clone(), span: s.name.span });
+                            server_index.insert(s.name.text.clone(), servers.len() - 1);
+                            servers.len() - 1
+                        }
+                    };
+                    for t in s.tools {
+                        r.tool(Some(id), t, &mut tools, &mut tool_index);
+                    }
+                }
+                Item::Tool(t) => r.tool(None, t, &mut tools, &mut tool_index),
+                Item::Agent(a) => agent_asts.push(a),
+                Item::Test(t) => {
+                    r.test(&t);
+                    tests.push(t)
+                }
+            }
+        }
+    }
+
+    let catalog = Catalog { servers: &servers, tools: &tools };
+    let mut agents: Vec<AgentDef> = Vec::new();
+    let mut agent_index: HashMap<String, Span> = HashMap::new();
+    for a in agent_asts {
+        if let Some(&first) = agent_index.get(&a.name.text) {
+            r.duplicate("agent", &a.name, first);
+            continue;
+        }
+        r.check_name(&a.name, "agent");
+        agent_index.insert(a.name.text.clone(), a.name.span);
+        agents.push(r.agent(a, &catalog));
+    }
+
+    let diags = r.diags;
+    (Policy { sources, servers, tools, agents, tests }, diags)
+}
+
+struct Catalog<'a> {
+    servers: &'a [ServerDef],
+    tools: &'a [ToolDef],
+}
+
+struct Resolver<'s> {
+    diags: Diagnostics,
+    sources: &'s SourceMap,
+}
+
+impl Resolver<'_> {
+    fn duplicate(&mut self, what: &str, name: &ast::Name, first: Span) {
+        self.diags.push(
+            Diagnostic::error("toolgate::duplicate_definition", name.span, format!("{what} `{}` is defined twice", name.text))
+                .with_label(format!("second definition of `{}`", name.text))
+                .with_related(first, "first defined here")
+                .with_help(format!("rename one of them or remove the duplicate; each {what} is defined once across all merged files")),
+        );
+    }
+
+    fn check_name(&mut self, name: &ast::Name, what: &str) {
+        if name.text.is_empty() {
+            self.diags.push(
+                Diagnostic::error("toolgate::empty_name", name.span, format!("a {what} name cannot be empty"))
+                    .with_label("empty name")
+                    .with_help("give it a name"),
+            );
+        }
+    }
+
+    fn permission_error(&mut self, lit: &ast::PermissionLit, e: PermissionError) {
+        let code = match e {
+            PermissionError::WildcardDomain => "toolgate::wildcard_domain",
+            _ => "toolgate::invalid_permission",
+        };
+        let label = match e {
+            PermissionError::WildcardDomain => "a wildcard must not stand for the domain",
+            _ => "not a valid permission",
+        };
+        self.diags.push(
+            Diagnostic::error(code, lit.span, e.message(&lit.text)).with_label(label).with_help(e.help()),
+        );
+    }
+
+    fn tool(
+        &mut self,
+        server: Option<usize>,
+        t: ast::ToolDecl,
+        tools: &mut Vec<ToolDef>,
+        index: &mut HashMap<(Option<usize>, String), Span>,
+    ) {
+        self.check_name(&t.name, "tool");
+        let key = (server, t.name.text.clone());
+        if let Some(&first) = index.get(&key) {
+            let what = if server.is_some() { "tool on this server" } else { "host tool" };
+            self.duplicate(what, &t.name, first);
+            return;
+        }
+        index.insert(key, t.name.span);
+        let params = t.params.map(|ps| {
+            let mut seen: HashMap<&str, Span> = HashMap::new();
+            for p in &ps {
+                if let Some(&first) = seen.get(p.name.text.as_str()) {
+                    self.duplicate("argument", &p.name, first);
+                }
+                seen.insert(&p.name.text, p.name.span);
+            }
+            ps.iter().map(|p| ParamDef { name: p.name.text.clone(), optional: p.optional }).collect()
+        });
+        let mut needs: Vec<Permission> = Vec::new();
+        for lit in &t.needs {
+            match parse_permission(&lit.text) {
+                Ok(p) if needs.contains(&p) => self.diags.push(
+                    Diagnostic::warning("toolgate::duplicate_permission", lit.span, format!("`{}` is listed twice", lit.text))
+                        .with_label("already listed")
+                        .with_help("list each permission once"),
+                ),
+                Ok(p) => needs.push(p),
+                Err(e) => self.permission_error(lit, e),
+            }
+        }
+        tools.push(ToolDef { server, name: t.name.text, params, needs, span: t.name.span });
+    }
+
+    fn agent(&mut self, a: ast::Agent, catalog: &Catalog) -> AgentDef {
+        let mut def = AgentDef {
+            name: a.name.text.clone(),
+            span: a.name.span,
+            grants: Vec::new(),
+            default: Effect::Deny,
+            default_span: None,
+            rules: Vec::new(),
+        };
+        for stmt in a.stmts {
+            match stmt {
+                AgentStmt::Grant(perms, _) => {
+                    for lit in perms {
+                        match parse_grant(&lit.text) {
+                            Ok(g) => def.grants.push((g, lit.span)),
+                            Err(e) => self.permission_error(&lit, e),
+                        }
+                    }
+                }
+                AgentStmt::Default(effect, span) => {
+                    if let Some(first) = def.default_span {
+                        self.diags.push(
+                            Diagnostic::error("toolgate::duplicate_default", span, format!("agent `{}` has a second `default`", def.name))
+                                .with_label("second `default`")
+                                .with_related(first, "first `default` here")
+                                .with_help("an agent has at most one `default`; remove one of them"),
+                        );
+                    } else {
+                        def.default = effect;
+                        def.default_span = Some(span);
+                    }
+                }
+                AgentStmt::Rule(rule) => {
+                    if let Some(r) = self.rule(rule, catalog) {
+                        def.rules.push(r);
+                    }
+                }
+            }
+        }
+        def
+    }
+
+    fn rule(&mut self, rule: ast::Rule, catalog: &Catalog) -> Option<RuleDef> {
+        if rule.effect == Effect::Allow {
+            if let Some(b) = &rule.because {
+                self.diags.push(
+                    Diagnostic::error("toolgate::because_on_allow", b.span, "`because` on an `allow` rule")
+                        .with_label("only a denial carries a message")
+                        .with_help("remove `because`, or make the rule a `deny`"),
+                );
+            }
+        }
+        let target = self.target(&rule.target, catalog)?;
+        let mut conditions = Vec::new();
+        for c in &rule.conditions {
+            if let Some(c) = self.condition(c) {
+                conditions.push(c);
+            }
+        }
+        Some(RuleDef {
+            effect: rule.effect,
+            target,
+            conditions,
+            because: rule.because.map(|b| b.value),
+            span: rule.span,
+        })
+    }
+
+    fn name_pattern(&mut self, part: &ast::TargetPart) -> Option<NamePattern> {
+        if part.quoted {
+            if part.text.is_empty() {
+                self.diags.push(
+                    Diagnostic::error("toolgate::empty_name", part.span, "a target name cannot be empty")
+                        .with_label("empty name")
+                        .with_help("name a tool, or write `*` for every tool"),
+                );
+                return None;
+            }
+            return Some(NamePattern::Literal(part.text.clone()));
+        }
+        if part.text == "*" {
+            return Some(NamePattern::Any);
+        }
+        if !part.is_glob() {
+            return Some(NamePattern::Literal(part.text.clone()));
+        }
+        match glob::translate_name(&part.text) {
+            Ok(regex) => Some(NamePattern::Glob { text: part.text.clone(), regex }),
+            Err(e) => {
+                self.diags.push(
+                    Diagnostic::error("toolgate::invalid_glob", part.span, format!("invalid glob `{}`: {}", part.text, e.message))
+                        .with_label("not a valid glob")
+                        .with_help("target globs use `*`, `?` and `[...]` classes; quote a name to use it literally"),
+                );
+                None
+            }
+        }
+    }
+
+    fn target(&mut self, t: &ast::Target, catalog: &Catalog) -> Option<TargetDef> {
+        let server = match &t.server {
+            Some(s) => Some(self.name_pattern(s)?),
+            None => None,
+        };
+        let tool = self.name_pattern(&t.tool)?;
+        let def = TargetDef { server, tool, text: self.sources.slice(t.span).to_string(), span: t.span };
+        if catalog.tools.is_empty() {
+            return Some(def);
+        }
+        // With a catalog, literal names must exist; globs should match something.
+        let mut server_ids: Vec<Option<usize>> = Vec::new();
+        match (&def.server, &t.server) {
+            (Some(NamePattern::Literal(name)), Some(part)) => {
+                match catalog.servers.iter().position(|s| &s.name == name) {
+                    Some(i) => server_ids.push(Some(i)),
+                    None => {
+                        let help = help_with(
+                            name,
+                            catalog.servers.iter().map(|s| s.name.as_str()),
+                            "declare the server with `server NAME { tool ... }`, or fix the name",
+                        );
+                        self.diags.push(
+                            Diagnostic::error("toolgate::unknown_server", part.span, format!("unknown server `{name}`"))
+                                .with_label("not a declared server")
+                                .with_help(help),
+                        );
+                        return None;
+                    }
+                }
+            }
+            (Some(pattern), Some(part)) => {
+                server_ids.extend(
+                    catalog.servers.iter().enumerate().filter(|(_, s)| name_matches(pattern, &s.name)).map(|(i, _)| Some(i)),
+                );
+                if server_ids.is_empty() {
+                    self.diags.push(
+                        Diagnostic::warning("toolgate::target_matches_nothing", part.span, format!("`{}` matches no declared server", part.text))
+                            .with_label("matches no server")
+                            .with_help("the rule can never apply; fix the pattern or remove the rule"),
+                    );
+                    return Some(def);
+                }
+            }
+            _ => {}
+        }
+        let candidates: Vec<&ToolDef> = catalog
+            .tools
+            .iter()
+            .filter(|tool| def.server.is_none() || server_ids.contains(&tool.server))
+            .collect();
+        let any = candidates.iter().any(|tool| name_matches(&def.tool, &tool.name));
+        if !any {
+            let where_ = match &t.server {
+                Some(s) => format!(" on server `{}`", s.text),
+                None => String::new(),
+            };
+            if let NamePattern::Literal(name) = &def.tool {
+                let help = help_with(
+                    name,
+                    candidates.iter().map(|t| t.name.as_str()),
+                    "declare the tool in the catalog, or fix the name",
+                );
+                self.diags.push(
+                    Diagnostic::error("toolgate::unknown_tool", t.tool.span, format!("unknown tool `{name}`{where_}"))
+                        .with_label("not a declared tool")
+                        .with_help(help),
+                );
+                return None;
+            }
+            self.diags.push(
+                Diagnostic::warning("toolgate::target_matches_nothing", t.tool.span, format!("`{}` matches no declared tool{where_}", t.tool.text))
+                    .with_label("matches no tool")
+                    .with_help("the rule can never apply; fix the pattern or remove the rule"),
+            );
+        }
+        Some(def)
+    }
+
+    fn condition(&mut self, c: &ast::Condition) -> Option<CondDef> {
+        if c.arg.segments.iter().any(|s| s.is_empty()) {
+            self.diags.push(
+                Diagnostic::error("toolgate::empty_name", c.arg.span, "an argument name cannot be empty")
+                    .with_label("empty name")
+                    .with_help("name the argument, e.g. `path` or `options.cwd`"),
+            );
+            return None;
+        }
+        let test = match &c.op {
+            CondOp::Present => CondTest::Present,
+            CondOp::StrEq(s) => CondTest::Str { pattern: StrPattern::OneOf(vec![s.value.clone()]), negated: false },
+            CondOp::StrNe(s) => CondTest::Str { pattern: StrPattern::OneOf(vec![s.value.clone()]), negated: true },
+            CondOp::In(list) => CondTest::Str {
+                pattern: StrPattern::OneOf(list.iter().map(|s| s.value.clone()).collect()),
+                negated: false,
+            },
+            CondOp::Num(op, n, _) => CondTest::Num(*op, *n),
+            CondOp::Contains(s) => CondTest::Contains(vec![s.value.clone()]),
+            CondOp::ContainsAny(list) => CondTest::Contains(list.iter().map(|s| s.value.clone()).collect()),
+            CondOp::Glob(g) => match glob::translate(&g.value) {
+                Ok(t) if t.is_path => CondTest::Str {
+                    pattern: StrPattern::PathGlob { text: g.value.clone(), regex: t.regex },
+                    negated: false,
+                },
+                Ok(t) => CondTest::Str { pattern: StrPattern::Glob { text: g.value.clone(), regex: t.regex }, negated: false },
+                Err(e) => {
+                    self.diags.push(
+                        Diagnostic::error("toolgate::invalid_glob", g.span, format!("invalid glob `{}`: {}", g.value, e.message))
+                            .with_label("not a valid glob")
+                            .with_help("globs use `*`, `**`, `?`, `[abc]`, `[!a]`, `{a,b}` and `\\` escapes; for a regex write re\"...\""),
+                    );
+                    return None;
+                }
+            },
+            CondOp::Regex(r) => {
+                if let Err(d) = validate_regex(r, self.sources) {
+                    self.diags.push(*d);
+                    return None;
+                }
+                CondTest::Str { pattern: StrPattern::Regex(r.value.clone()), negated: false }
+            }
+        };
+        Some(CondDef { path: c.arg.segments.clone(), test, text: self.sources.slice(c.span).to_string(), span: c.span })
+    }
+
+    fn test(&mut self, t: &ast::TestBlock) {
+        for e in &t.expectations {
+            if let Some(reason) = &e.reason {
+                if !REASONS.contains(&reason.text.as_str()) {
+                    let help = help_with(&reason.text, REASONS.iter().copied(), &format!("reasons are: {}", REASONS.join(", ")));
+                    self.diags.push(
+                        Diagnostic::error("toolgate::unknown_reason", reason.span, format!("unknown reason `{}`", reason.text))
+                            .with_label("not a decision reason")
+                            .with_help(help),
+                    );
+                }
+            }
+            for lit in e.needs.iter().flatten() {
+                if let Err(err) = parse_permission(&lit.text) {
+                    self.permission_error(lit, err);
+                }
+            }
+        }
+    }
+}
+
+/// True when a name pattern matches a name.
+pub fn name_matches(pattern: &NamePattern, name: &str) -> bool {
+    match pattern {
+        NamePattern::Any => true,
+        NamePattern::Literal(l) => l == name,
+        NamePattern::Glob { text, .. } => globset::GlobBuilder::new(text)
+            .literal_separator(false)
+            .backslash_escape(true)
+            .build()
+            .map(|g| g.compile_matcher().is_match(name))
+            .unwrap_or(false),
+    }
+}
+
+/// Checks a regex literal, pointing any error into the literal.
+fn validate_regex(lit: &ast::StrLit, sources: &SourceMap) -> Result<(), Box<Diagnostic>> {
+    let pattern = &lit.value;
+    let body_start = lit.span.start + 3; // re"
+    let raw = sources.slice(Span::new(lit.span.file, body_start, lit.span.end.saturating_sub(1)));
+    let to_span = |start: usize, end: usize| {
+        let s = body_start + regex_offset_in_body(raw, start);
+        let e = body_start + regex_offset_in_body(raw, end).max(regex_offset_in_body(raw, start) + 1);
+        Span::new(lit.span.file, s, e.min(lit.span.end.saturating_sub(1)).max(s))
+    };
+    let mut parser = regex_syntax::ast::parse::ParserBuilder::new().nest_limit(REGEX_NEST_LIMIT).build();
+    let parsed = parser.parse(pattern);
+    let result = parsed.map_err(|e| (e.kind().to_string(), *e.span())).and_then(|ast| {
+        regex_syntax::hir::translate::Translator::new()
+            .translate(pattern, &ast)
+            .map(|_| ())
+            .map_err(|e| (e.kind().to_string(), *e.span()))
+    });
+    match result {
+        Ok(()) => Ok(()),
+        Err((message, span)) => {
+            let help = if message.contains("look-around") {
+                "toolgate's regexes run in linear time, so look-around is not supported; match the text directly or split the test into several conditions"
+            } else if message.contains("backreference") {
+                "backreferences are not supported (they need backtracking); rewrite without them"
+            } else {
+                "regexes use Rust `regex` syntax; see docs/language.md"
+            };
+            Err(Box::new(
+                Diagnostic::error("toolgate::invalid_regex", to_span(span.start.offset, span.end.offset), format!("invalid regex: {message}"))
+                    .with_label(message)
+                    .with_help(help),
+            ))
+        }
+    }
+}
+
+/// The deepest nesting a regex may have.
+pub const REGEX_NEST_LIMIT: u32 = 100;

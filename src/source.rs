@@ -1,0 +1,128 @@
+//! Named source files and byte spans into them.
+//!
+//! Every AST node carries a [`Span`]; the [`SourceMap`] turns a span back into a file name,
+//! a 1-based line and column, and a miette source for rendering.
+
+use std::sync::Arc;
+
+/// Index of a file in a [`SourceMap`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct FileId(pub u32);
+
+/// A byte range in one source file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    /// The file the range is in.
+    pub file: FileId,
+    /// First byte of the range.
+    pub start: usize,
+    /// One past the last byte of the range.
+    pub end: usize,
+}
+
+impl Span {
+    /// A span from `start` to `end` in `file`.
+    pub fn new(file: FileId, start: usize, end: usize) -> Span {
+        Span { file, start, end }
+    }
+
+    /// The smallest span covering both `self` and `other` (same file assumed).
+    pub fn to(self, other: Span) -> Span {
+        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+
+    /// The span as a miette source span.
+    pub fn miette(self) -> miette::SourceSpan {
+        (self.start, self.end.saturating_sub(self.start)).into()
+    }
+}
+
+/// One loaded policy file: its display name and text.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// The name shown in diagnostics (the path as the user gave it).
+    pub name: String,
+    /// The file's text.
+    pub text: Arc<str>,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    /// A source file from a display name and its text.
+    pub fn new(name: impl Into<String>, text: impl Into<Arc<str>>) -> SourceFile {
+        let text: Arc<str> = text.into();
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        SourceFile { name: name.into(), text, line_starts }
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.line_starts[line];
+        let column = self.text.get(start..offset).map_or(offset - start, |s| s.chars().count());
+        (line + 1, column + 1)
+    }
+}
+
+/// The files of one policy, indexed by [`FileId`].
+#[derive(Debug, Clone, Default)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+/// A resolved source location: file name, 1-based line and column.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Location {
+    /// The file's display name.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+impl SourceMap {
+    /// An empty map.
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    /// Adds a file and returns its id.
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<Arc<str>>) -> FileId {
+        self.files.push(SourceFile::new(name, text));
+        FileId(self.files.len() as u32 - 1)
+    }
+
+    /// The file with this id.
+    pub fn file(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    /// All files with their ids.
+    pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files.iter().enumerate().map(|(i, f)| (FileId(i as u32), f))
+    }
+
+    /// The text a span covers.
+    pub fn slice(&self, span: Span) -> &str {
+        self.file(span.file).text.get(span.start..span.end).unwrap_or("")
+    }
+
+    /// Where a span starts, as file:line:column.
+    pub fn location(&self, span: Span) -> Location {
+        let f = self.file(span.file);
+        let (line, column) = f.line_col(span.start);
+        Location { file: f.name.clone(), line, column }
+    }
+}

@@ -1,0 +1,296 @@
+//! The syntax tree of a `.policy` file. Every node carries the byte span it came from.
+
+use crate::source::Span;
+
+/// A name as written: an identifier or a quoted string.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Name {
+    /// The name's text (quotes removed, escapes decoded).
+    pub text: String,
+    /// True when it was written as a quoted string.
+    pub quoted: bool,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// A string literal (JSON escapes decoded) or a regex literal (raw).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StrLit {
+    /// The decoded value.
+    pub value: String,
+    /// The span of the whole literal, quotes included.
+    pub span: Span,
+}
+
+/// A permission as written (`fs:read`, `fs:*`, `*`); validated by the resolver.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PermissionLit {
+    /// The text as written.
+    pub text: String,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// One parsed file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct File {
+    /// Top-level items in source order.
+    pub items: Vec<Item>,
+}
+
+/// A top-level item.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    /// `server NAME { tool ... }`
+    Server(Server),
+    /// A host tool: `tool NAME(...) needs ...` at the top level.
+    Tool(ToolDecl),
+    /// `agent NAME { ... }`
+    Agent(Agent),
+    /// `test "name" { ... }`
+    Test(TestBlock),
+}
+
+/// `server NAME { tool ... }`
+#[derive(Debug, Clone, PartialEq)]
+pub struct Server {
+    /// The server's name.
+    pub name: Name,
+    /// Its tools.
+    pub tools: Vec<ToolDecl>,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// `tool NAME(args) needs perms`
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDecl {
+    /// The tool's name.
+    pub name: Name,
+    /// Declared arguments; `None` when the tool has no argument list.
+    pub params: Option<Vec<Param>>,
+    /// Permissions the tool needs, in declaration order.
+    pub needs: Vec<PermissionLit>,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// One declared argument.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    /// The argument's name.
+    pub name: Name,
+    /// True for `name?`.
+    pub optional: bool,
+}
+
+/// Allow or deny.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Effect {
+    /// `allow`
+    Allow,
+    /// `deny`
+    Deny,
+}
+
+impl Effect {
+    /// `"allow"` or `"deny"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effect::Allow => "allow",
+            Effect::Deny => "deny",
+        }
+    }
+}
+
+/// `agent NAME { ... }`
+#[derive(Debug, Clone, PartialEq)]
+pub struct Agent {
+    /// The agent's name.
+    pub name: Name,
+    /// Statements in source order.
+    pub stmts: Vec<AgentStmt>,
+    /// The whole block.
+    pub span: Span,
+}
+
+/// A statement inside an agent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentStmt {
+    /// `grant p, q`
+    Grant(Vec<PermissionLit>, Span),
+    /// `default allow|deny`
+    Default(Effect, Span),
+    /// `allow ...` / `deny ...`
+    Rule(Rule),
+}
+
+/// `allow|deny TARGET [where ...] [because "..."]`
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rule {
+    /// Allow or deny.
+    pub effect: Effect,
+    /// What the rule applies to.
+    pub target: Target,
+    /// Conditions joined by `and`.
+    pub conditions: Vec<Condition>,
+    /// The denial message.
+    pub because: Option<StrLit>,
+    /// The whole rule.
+    pub span: Span,
+}
+
+/// A rule target: `SERVER.TOOL`, `TOOL`, or globs over either part.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    /// The server part, when written.
+    pub server: Option<TargetPart>,
+    /// The tool part.
+    pub tool: TargetPart,
+    /// The whole target.
+    pub span: Span,
+}
+
+/// One part of a target. Quoted parts are literal names, never globs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetPart {
+    /// The text (quotes removed).
+    pub text: String,
+    /// True when quoted.
+    pub quoted: bool,
+    /// Where it is.
+    pub span: Span,
+}
+
+impl TargetPart {
+    /// True when the part is an unquoted glob with a wildcard in it.
+    pub fn is_glob(&self) -> bool {
+        !self.quoted && self.text.contains(['*', '?', '['])
+    }
+}
+
+/// `ARG OP ...`
+#[derive(Debug, Clone, PartialEq)]
+pub struct Condition {
+    /// The argument path.
+    pub arg: ArgPath,
+    /// What must hold of it.
+    pub op: CondOp,
+    /// The whole condition.
+    pub span: Span,
+}
+
+/// `name` or `a.b.c`: a path into the call's arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArgPath {
+    /// The keys, outermost first.
+    pub segments: Vec<String>,
+    /// Where it is.
+    pub span: Span,
+}
+
+impl ArgPath {
+    /// The path as written (segments joined by `.`).
+    pub fn display(&self) -> String {
+        self.segments.join(".")
+    }
+}
+
+/// A numeric comparison operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+}
+
+impl CmpOp {
+    /// The operator as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+        }
+    }
+
+    /// Applies the comparison `lhs OP rhs`.
+    pub fn apply(self, lhs: f64, rhs: f64) -> bool {
+        match self {
+            CmpOp::Lt => lhs < rhs,
+            CmpOp::Le => lhs <= rhs,
+            CmpOp::Gt => lhs > rhs,
+            CmpOp::Ge => lhs >= rhs,
+            CmpOp::Eq => lhs == rhs,
+            CmpOp::Ne => lhs != rhs,
+        }
+    }
+}
+
+/// What a condition asks of an argument.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CondOp {
+    /// `present`
+    Present,
+    /// `== "s"`
+    StrEq(StrLit),
+    /// `!= "s"`
+    StrNe(StrLit),
+    /// `< N` and friends
+    Num(CmpOp, f64, Span),
+    /// `in ["a", "b"]`
+    In(Vec<StrLit>),
+    /// `matches "glob"`
+    Glob(StrLit),
+    /// `matches re"regex"`
+    Regex(StrLit),
+    /// `contains "s"`
+    Contains(StrLit),
+    /// `contains any ["a", "b"]`
+    ContainsAny(Vec<StrLit>),
+}
+
+/// `test "name" { expectations }`
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestBlock {
+    /// The test's name.
+    pub name: StrLit,
+    /// Its expectations in order.
+    pub expectations: Vec<Expectation>,
+    /// The whole block.
+    pub span: Span,
+}
+
+/// `allow|deny AGENT TOOL {ARGS} [needs ...] [REASON]`
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expectation {
+    /// The expected decision.
+    pub expect: Effect,
+    /// The agent making the call.
+    pub agent: Name,
+    /// The server, for `server.tool`.
+    pub server: Option<Name>,
+    /// The tool.
+    pub tool: Name,
+    /// The call's arguments.
+    pub args: serde_json::Map<String, serde_json::Value>,
+    /// Permissions the call declares (policies without a catalog).
+    pub needs: Option<Vec<PermissionLit>>,
+    /// The expected reason.
+    pub reason: Option<Name>,
+    /// The whole expectation.
+    pub span: Span,
+}

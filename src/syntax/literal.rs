@@ -1,0 +1,149 @@
+//! Decoding of string literals (JSON escapes) and regex literals (raw, `\"` for a quote).
+
+/// Why a string literal could not be decoded: the byte offset of the bad escape in the body
+/// and its length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EscapeError {
+    /// Offset of the backslash within the literal's body.
+    pub offset: usize,
+    /// Length of the bad escape in bytes.
+    pub len: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Decodes the body of a double-quoted string (between the quotes) with JSON escapes.
+pub fn decode_string(body: &str) -> Result<String, EscapeError> {
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c != '\\' {
+            if c.is_control() && c != '\t' {
+                return Err(EscapeError {
+                    offset: i,
+                    len: c.len_utf8(),
+                    message: "control characters must be escaped in a string".into(),
+                });
+            }
+            out.push(c);
+            continue;
+        }
+        let Some((_, e)) = chars.next() else {
+            return Err(EscapeError { offset: i, len: 1, message: "unfinished escape".into() });
+        };
+        match e {
+            '"' => out.push('"'),
+            '\\' => out.push('\\'),
+            '/' => out.push('/'),
+            'b' => out.push('\u{8}'),
+            'f' => out.push('\u{c}'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'u' => {
+                let hi = read_hex4(body, i + 2).ok_or_else(|| bad_unicode(i, body))?;
+                for _ in 0..4 {
+                    chars.next();
+                }
+                let code = if (0xD800..0xDC00).contains(&hi) {
+                    // A high surrogate must be followed by `\uDC00`..`\uDFFF`.
+                    let lo = body
+                        .get(i + 6..i + 8)
+                        .filter(|s| *s == "\\u")
+                        .and_then(|_| read_hex4(body, i + 8))
+                        .filter(|lo| (0xDC00..0xE000).contains(lo))
+                        .ok_or(EscapeError {
+                            offset: i,
+                            len: 6,
+                            message: "a high surrogate escape must be followed by a low surrogate escape"
+                                .into(),
+                        })?;
+                    for _ in 0..6 {
+                        chars.next();
+                    }
+                    0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                } else {
+                    hi
+                };
+                let ch = char::from_u32(code).ok_or(EscapeError {
+                    offset: i,
+                    len: 6,
+                    message: "this escape is not a Unicode scalar value".into(),
+                })?;
+                out.push(ch);
+            }
+            other => {
+                return Err(EscapeError {
+                    offset: i,
+                    len: 1 + other.len_utf8(),
+                    message: format!("unknown escape `\\{other}`"),
+                })
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn read_hex4(body: &str, at: usize) -> Option<u32> {
+    let digits = body.get(at..at + 4)?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(digits, 16).ok()
+}
+
+fn bad_unicode(offset: usize, body: &str) -> EscapeError {
+    let len = body[offset..].chars().take(6).map(char::len_utf8).sum();
+    EscapeError { offset, len, message: "`\\u` must be followed by four hex digits".into() }
+}
+
+/// Decodes the body of a regex literal `re"..."`: everything is raw except `\"`, which is a
+/// quote.
+pub fn decode_regex(body: &str) -> String {
+    body.replace("\\\"", "\"")
+}
+
+/// Maps a byte offset in a decoded regex back to the offset in the literal's body.
+pub fn regex_offset_in_body(body: &str, pattern_offset: usize) -> usize {
+    let mut pattern_pos = 0;
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() && pattern_pos < pattern_offset {
+        if bytes[i] == b'\\' && bytes.get(i + 1) == Some(&b'"') {
+            i += 2;
+        } else {
+            i += 1;
+        }
+        pattern_pos += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_escapes_decode() {
+        assert_eq!(decode_string(r#"a\"b\\c\/d\n\t\u00e9"#).unwrap(), "a\"b\\c/d\n\té");
+        assert_eq!(decode_string(r"\ud83d\ude00").unwrap(), "😀");
+    }
+
+    #[test]
+    fn bad_escapes_are_reported_with_offsets() {
+        let e = decode_string(r"ab\qc").unwrap_err();
+        assert_eq!((e.offset, e.len), (2, 2));
+        assert!(decode_string(r"\u12").is_err());
+        assert!(decode_string(r"\ud83d").is_err());
+        assert!(decode_string(r"\udc00").is_err());
+    }
+
+    #[test]
+    fn regex_bodies_are_raw_except_quotes() {
+        assert_eq!(decode_regex(r#"^SELECT\s\"x\""#), r#"^SELECT\s"x""#);
+        let body = r#"a\"b(c"#;
+        let pat = decode_regex(body);
+        let at = pat.find('(').unwrap();
+        assert_eq!(&body[regex_offset_in_body(body, at)..], "(c");
+    }
+}
