@@ -14,6 +14,8 @@ pub enum Severity {
     Warning,
     /// The policy cannot be used.
     Error,
+    /// A secondary location of another diagnostic (rendering only).
+    Related,
 }
 
 impl Severity {
@@ -22,6 +24,7 @@ impl Severity {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Related => "note",
         }
     }
 }
@@ -61,7 +64,10 @@ impl Diagnostic {
 
     /// A new warning.
     pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, span, message) }
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, span, message)
+        }
     }
 
     /// Sets the label of the primary span.
@@ -128,12 +134,18 @@ impl Diagnostics {
 
     /// Number of errors.
     pub fn error_count(&self) -> usize {
-        self.items.iter().filter(|d| d.severity == Severity::Error).count()
+        self.items
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
     }
 
     /// Number of warnings.
     pub fn warning_count(&self) -> usize {
-        self.items.iter().filter(|d| d.severity == Severity::Warning).count()
+        self.items
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .count()
     }
 
     /// True when there is nothing.
@@ -155,7 +167,10 @@ impl Diagnostics {
 
     /// Renders every diagnostic (sorted) as miette reports.
     pub fn render(&self, sources: &SourceMap, color: bool, width: usize) -> String {
-        self.sorted().into_iter().map(|d| d.render(sources, color, width)).collect()
+        self.sorted()
+            .into_iter()
+            .map(|d| d.render(sources, color, width))
+            .collect()
     }
 }
 
@@ -206,13 +221,16 @@ impl MietteView {
         let mut related = Vec::new();
         for (span, label) in &d.related {
             if span.file == d.span.file {
-                labels.push(miette::LabeledSpan::new_with_span(Some(label.clone()), span.miette()));
+                labels.push(miette::LabeledSpan::new_with_span(
+                    Some(label.clone()),
+                    span.miette(),
+                ));
             } else {
                 let other = sources.file(span.file);
                 related.push(MietteView {
                     message: label.clone(),
                     code: d.code,
-                    severity: Severity::Warning,
+                    severity: Severity::Related,
                     help: None,
                     source: miette::NamedSource::new(other.name.clone(), other.text.to_string()),
                     labels: vec![miette::LabeledSpan::new_primary_with_span(
@@ -251,10 +269,13 @@ impl miette::Diagnostic for MietteView {
         Some(match self.severity {
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,
+            Severity::Related => miette::Severity::Advice,
         })
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
         Some(&self.source)
@@ -266,6 +287,8 @@ impl miette::Diagnostic for MietteView {
         if self.related.is_empty() {
             return None;
         }
-        Some(Box::new(self.related.iter().map(|r| r as &dyn miette::Diagnostic)))
+        Some(Box::new(
+            self.related.iter().map(|r| r as &dyn miette::Diagnostic),
+        ))
     }
 }

@@ -33,11 +33,17 @@ impl std::error::Error for LoadError {}
 /// Lists the policy files a path stands for: the file itself, or the `.policy` files directly
 /// inside a folder (sorted by name; subfolders are not entered).
 pub fn policy_files(path: &Path) -> Result<Vec<PathBuf>, LoadError> {
-    let meta = std::fs::metadata(path).map_err(|e| LoadError { path: path.to_path_buf(), message: e.to_string() })?;
+    let meta = std::fs::metadata(path).map_err(|e| LoadError {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
     if !meta.is_dir() {
         return Ok(vec![path.to_path_buf()]);
     }
-    let entries = std::fs::read_dir(path).map_err(|e| LoadError { path: path.to_path_buf(), message: e.to_string() })?;
+    let entries = std::fs::read_dir(path).map_err(|e| LoadError {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -45,7 +51,10 @@ pub fn policy_files(path: &Path) -> Result<Vec<PathBuf>, LoadError> {
         .collect();
     files.sort();
     if files.is_empty() {
-        return Err(LoadError { path: path.to_path_buf(), message: "folder holds no .policy files".into() });
+        return Err(LoadError {
+            path: path.to_path_buf(),
+            message: "folder holds no .policy files".into(),
+        });
     }
     Ok(files)
 }
@@ -53,11 +62,21 @@ pub fn policy_files(path: &Path) -> Result<Vec<PathBuf>, LoadError> {
 /// Reads every policy file the paths stand for into a source map.
 pub fn read_sources(paths: &[PathBuf]) -> Result<SourceMap, LoadError> {
     let mut sources = SourceMap::new();
+    let mut seen = std::collections::HashSet::new();
     for path in paths {
         for file in policy_files(path)? {
-            let bytes = std::fs::read(&file).map_err(|e| LoadError { path: file.clone(), message: e.to_string() })?;
-            let text = String::from_utf8(bytes)
-                .map_err(|e| LoadError { path: file.clone(), message: format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()) })?;
+            // The same file named twice (`a.policy ./a.policy`) is loaded once.
+            if !seen.insert(std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone())) {
+                continue;
+            }
+            let bytes = std::fs::read(&file).map_err(|e| LoadError {
+                path: file.clone(),
+                message: e.to_string(),
+            })?;
+            let text = String::from_utf8(bytes).map_err(|e| LoadError {
+                path: file.clone(),
+                message: format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+            })?;
             sources.add(file.display().to_string(), text);
         }
     }
@@ -87,9 +106,16 @@ pub fn policy_from_sources(sources: SourceMap) -> (Policy, Diagnostics) {
 fn check_limits(id: FileId, text: &str) -> Option<Diagnostic> {
     if text.len() > MAX_FILE_BYTES {
         return Some(
-            Diagnostic::error("toolgate::limit::file_size", Span::new(id, 0, 0), format!("file is {} bytes; the limit is {MAX_FILE_BYTES}", text.len()))
-                .with_label("this file")
-                .with_help("split the policy into several files in one folder"),
+            Diagnostic::error(
+                "toolgate::limit::file_size",
+                Span::new(id, 0, 0),
+                format!(
+                    "file is {} bytes; the limit is {MAX_FILE_BYTES}",
+                    text.len()
+                ),
+            )
+            .with_label("this file")
+            .with_help("split the policy into several files in one folder"),
         );
     }
     let (mut depth, mut in_str, mut in_comment, mut escaped) = (0usize, false, false, false);
@@ -114,9 +140,13 @@ fn check_limits(id: FileId, text: &str) -> Option<Diagnostic> {
                     depth += 1;
                     if depth > MAX_NESTING {
                         return Some(
-                            Diagnostic::error("toolgate::limit::nesting", Span::new(id, i, i + 1), format!("brackets nest deeper than {MAX_NESTING} levels"))
-                                .with_label("too deep")
-                                .with_help("flatten the test arguments"),
+                            Diagnostic::error(
+                                "toolgate::limit::nesting",
+                                Span::new(id, i, i + 1),
+                                format!("brackets nest deeper than {MAX_NESTING} levels"),
+                            )
+                            .with_label("too deep")
+                            .with_help("flatten the test arguments"),
                         );
                     }
                 }
@@ -130,17 +160,25 @@ fn check_limits(id: FileId, text: &str) -> Option<Diagnostic> {
 }
 
 /// Parses, resolves and compiles a source map into an engine.
-pub fn engine_from_sources(sources: SourceMap) -> Result<(Engine, Policy, Diagnostics), PolicyError> {
+pub fn engine_from_sources(
+    sources: SourceMap,
+) -> Result<(Engine, Policy, Diagnostics), PolicyError> {
     let (policy, diags) = policy_from_sources(sources);
     if diags.has_errors() {
-        return Err(PolicyError { diagnostics: diags, sources: policy.sources });
+        return Err(PolicyError {
+            diagnostics: diags,
+            sources: policy.sources,
+        });
     }
     match crate::compile::compile(&policy) {
         Ok(engine) => Ok((engine, policy, diags)),
         Err(more) => {
             let mut all = diags;
             all.extend(more);
-            Err(PolicyError { diagnostics: all, sources: policy.sources })
+            Err(PolicyError {
+                diagnostics: all,
+                sources: policy.sources,
+            })
         }
     }
 }

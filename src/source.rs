@@ -28,7 +28,11 @@ impl Span {
 
     /// The smallest span covering both `self` and `other` (same file assumed).
     pub fn to(self, other: Span) -> Span {
-        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 
     /// The span as a miette source span.
@@ -53,7 +57,11 @@ impl SourceFile {
         let text: Arc<str> = text.into();
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        SourceFile { name: name.into(), text, line_starts }
+        SourceFile {
+            name: name.into(),
+            text,
+            line_starts,
+        }
     }
 
     /// 1-based line and column (in characters) of a byte offset.
@@ -64,7 +72,10 @@ impl SourceFile {
             Err(i) => i - 1,
         };
         let start = self.line_starts[line];
-        let column = self.text.get(start..offset).map_or(offset - start, |s| s.chars().count());
+        let column = self
+            .text
+            .get(start..offset)
+            .map_or(offset - start, |s| s.chars().count());
         (line + 1, column + 1)
     }
 }
@@ -111,18 +122,28 @@ impl SourceMap {
 
     /// All files with their ids.
     pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
-        self.files.iter().enumerate().map(|(i, f)| (FileId(i as u32), f))
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FileId(i as u32), f))
     }
 
     /// The text a span covers.
     pub fn slice(&self, span: Span) -> &str {
-        self.file(span.file).text.get(span.start..span.end).unwrap_or("")
+        self.file(span.file)
+            .text
+            .get(span.start..span.end)
+            .unwrap_or("")
     }
 
     /// Where a span starts, as file:line:column.
     pub fn location(&self, span: Span) -> Location {
         let f = self.file(span.file);
         let (line, column) = f.line_col(span.start);
-        Location { file: f.name.clone(), line, column }
+        Location {
+            file: f.name.clone(),
+            line,
+            column,
+        }
     }
 }

@@ -24,10 +24,16 @@ pub fn run_tests(policy: &Policy, engine: &Engine) -> TestReport {
             let mut req = Request::new(e.agent.text.clone(), e.tool.text.clone());
             req.server = e.server.as_ref().map(|s| s.text.clone());
             req.args = e.args.clone();
-            req.permissions = e.needs.as_ref().map(|n| n.iter().map(|p| p.text.clone()).collect());
+            req.permissions = e
+                .needs
+                .as_ref()
+                .map(|n| n.iter().map(|p| p.text.clone()).collect());
             let d = engine.decide(&req);
             let effect_ok = d.decision == e.expect;
-            let reason_ok = e.reason.as_ref().is_none_or(|r| r.text == d.reason.as_str());
+            let reason_ok = e
+                .reason
+                .as_ref()
+                .is_none_or(|r| r.text == d.reason.as_str());
             if effect_ok && reason_ok {
                 report.passed += 1;
                 continue;
@@ -41,7 +47,10 @@ pub fn run_tests(policy: &Policy, engine: &Engine) -> TestReport {
             let mut diag = Diagnostic::error(
                 "toolgate::test_failed",
                 e.span,
-                format!("test `{}`: expected {expected}, got {got}", block.name.value),
+                format!(
+                    "test `{}`: expected {expected}, got {got}",
+                    block.name.value
+                ),
             )
             .with_label(format!("got {got}"));
             let mut help = format!("the engine said: {}", d.message.replace('\n', " "));

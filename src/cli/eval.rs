@@ -91,7 +91,12 @@ fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
-fn answer_stream(engine: &Engine, args: &Args, input: &mut impl BufRead, out: &mut impl Write) -> std::io::Result<()> {
+fn answer_stream(
+    engine: &Engine,
+    args: &Args,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -110,12 +115,20 @@ fn answer_stream(engine: &Engine, args: &Args, input: &mut impl BufRead, out: &m
     Ok(())
 }
 
-fn answer_document(engine: &Engine, args: &Args, bytes: &[u8], out: &mut impl Write) -> std::io::Result<()> {
-    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').filter(|l| !is_blank(l)).collect();
+fn answer_document(
+    engine: &Engine,
+    args: &Args,
+    bytes: &[u8],
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let lines: Vec<&[u8]> = bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| !is_blank(l))
+        .collect();
     if lines.len() > 1 {
         // A single request pretty-printed over several lines gets one answer.
         if let Ok(text) = std::str::from_utf8(bytes) {
-            if toolgate::engine::json::parse_strict(text).is_ok() {
+            if serde_json::from_str::<serde_json::Value>(text).is_ok() {
                 return write_decision(out, &engine.decide_json(text, args.explain), args.format);
             }
         }

@@ -48,7 +48,11 @@ pub fn run() -> i32 {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { Exit::Usage as i32 } else { Exit::Ok as i32 };
+            return if e.use_stderr() {
+                Exit::Usage as i32
+            } else {
+                Exit::Ok as i32
+            };
         }
     };
     let exit = match cli.command {
@@ -73,7 +77,9 @@ pub fn print_diagnostics(diags: &Diagnostics, sources: &SourceMap) {
 }
 
 /// Loads and compiles the policy at `paths`; on failure prints why and returns the exit code.
-pub fn load_engine(paths: &[PathBuf]) -> Result<(toolgate::Engine, toolgate::resolve::Policy), Exit> {
+pub fn load_engine(
+    paths: &[PathBuf],
+) -> Result<(toolgate::Engine, toolgate::resolve::Policy), Exit> {
     let sources = toolgate::load::read_sources(paths).map_err(|e| {
         eprintln!("error: {e}");
         Exit::Usage
@@ -88,7 +94,11 @@ pub fn load_engine(paths: &[PathBuf]) -> Result<(toolgate::Engine, toolgate::res
             eprintln!(
                 "error: the policy has {} error{}; nothing was loaded",
                 err.diagnostics.error_count(),
-                if err.diagnostics.error_count() == 1 { "" } else { "s" }
+                if err.diagnostics.error_count() == 1 {
+                    ""
+                } else {
+                    "s"
+                }
             );
             Err(Exit::Failure)
         }

@@ -29,6 +29,9 @@ pub fn json(diags: &Diagnostics, sources: &SourceMap) -> Value {
                 "column": column,
                 "end_line": end_line,
                 "end_column": end_column,
+                "related": related(d, sources).into_iter().map(|(file, line, column, end_line, end_column, label)| json!({
+                    "file": file, "line": line, "column": column, "end_line": end_line, "end_column": end_column, "label": label,
+                })).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -78,6 +81,14 @@ pub fn sarif(diags: &Diagnostics, sources: &SourceMap) -> Value {
                         }
                     }
                 }],
+                "relatedLocations": related(d, sources).into_iter().enumerate().map(|(i, (file, line, column, end_line, end_column, label))| json!({
+                    "id": i,
+                    "message": { "text": label },
+                    "physicalLocation": {
+                        "artifactLocation": { "uri": file.replace('\\', "/") },
+                        "region": { "startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column.max(column + 1) }
+                    }
+                })).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -100,5 +111,21 @@ fn level(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
         Severity::Warning => "warning",
+        Severity::Related => "note",
     }
+}
+
+fn related(
+    d: &Diagnostic,
+    sources: &SourceMap,
+) -> Vec<(String, usize, usize, usize, usize, String)> {
+    d.related
+        .iter()
+        .map(|(span, label)| {
+            let f = sources.file(span.file);
+            let (l, c) = f.line_col(span.start);
+            let (el, ec) = f.line_col(span.end);
+            (f.name.clone(), l, c, el, ec, label.clone())
+        })
+        .collect()
 }

@@ -36,7 +36,10 @@ pub fn run(args: Args) -> Exit {
         let hint = toolgate::resolve::suggest::help_with(
             &args.agent,
             engine.agent_names(),
-            &format!("agents are: {}", engine.agent_names().collect::<Vec<_>>().join(", ")),
+            &format!(
+                "agents are: {}",
+                engine.agent_names().collect::<Vec<_>>().join(", ")
+            ),
         );
         eprintln!("error: unknown agent `{}`\n  help: {hint}", args.agent);
         return Exit::Failure;

@@ -9,7 +9,9 @@ pub struct BitSet {
 impl BitSet {
     /// An empty set able to hold IDs `0..len`.
     pub fn new(len: usize) -> BitSet {
-        BitSet { words: vec![0; len.div_ceil(64)] }
+        BitSet {
+            words: vec![0; len.div_ceil(64)],
+        }
     }
 
     /// A set holding every ID `0..len`.
@@ -48,7 +50,9 @@ impl BitSet {
     /// Membership: one shift and one mask.
     #[inline]
     pub fn contains(&self, i: usize) -> bool {
-        self.words.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+        self.words
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
     }
 
     /// Removes every ID.
@@ -111,7 +115,11 @@ impl BitSet {
         (first..=last).filter(move |_| hi > lo).map(move |w| {
             let start = if w == first { lo % 64 } else { 0 };
             let end = if w == last { (hi - 1) % 64 + 1 } else { 64 };
-            let mask = if end - start == 64 { u64::MAX } else { ((1u64 << (end - start)) - 1) << start };
+            let mask = if end - start == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << (end - start)) - 1) << start
+            };
             (w, mask)
         })
     }

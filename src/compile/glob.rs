@@ -24,7 +24,9 @@ fn build(glob: &str) -> Result<String, GlobError> {
         .backslash_escape(true)
         .build()
         .map(|g| g.regex().to_string())
-        .map_err(|e| GlobError { message: e.kind().to_string() })
+        .map_err(|e| GlobError {
+            message: e.kind().to_string(),
+        })
 }
 
 /// Translates a glob used in a `matches` condition.
@@ -50,7 +52,9 @@ pub fn translate_name(glob: &str) -> Result<String, GlobError> {
         .backslash_escape(true)
         .build()
         .map(|g| g.regex().to_string())
-        .map_err(|e| GlobError { message: e.kind().to_string() })
+        .map_err(|e| GlobError {
+            message: e.kind().to_string(),
+        })
 }
 
 #[cfg(test)]
@@ -59,7 +63,9 @@ mod tests {
 
     fn is_match(glob: &str, value: &str) -> bool {
         let t = translate(glob).unwrap();
-        regex::bytes::Regex::new(&t.regex).unwrap().is_match(value.as_bytes())
+        regex::bytes::Regex::new(&t.regex)
+            .unwrap()
+            .is_match(value.as_bytes())
     }
 
     #[test]

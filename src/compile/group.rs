@@ -133,12 +133,21 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], limits: Limits) -> Result<Group, 
         args,
     };
     for (local, (_, rule)) in rules.iter().enumerate() {
-        let conds: Vec<u32> = rule.conditions.iter().filter_map(|c| ids.get(&(&c.path, cond_key(c))).copied()).collect();
+        let conds: Vec<u32> = rule
+            .conditions
+            .iter()
+            .filter_map(|c| ids.get(&(&c.path, cond_key(c))).copied())
+            .collect();
         // Key on the most selective condition: a positive pattern when there is one.
         let key = rule
             .conditions
             .iter()
-            .position(|c| matches!(c.test, CondTest::Str { negated: false, .. } | CondTest::Contains(_)))
+            .position(|c| {
+                matches!(
+                    c.test,
+                    CondTest::Str { negated: false, .. } | CondTest::Contains(_)
+                )
+            })
             .or(if conds.is_empty() { None } else { Some(0) });
         match key {
             Some(k) => group.keyed[conds[k] as usize].push(local as u32),
@@ -154,7 +163,12 @@ fn one_of_regex(values: &[String]) -> String {
     format!("^(?:{})$", alts.join("|"))
 }
 
-fn build_arg(path: &[String], conds: &[&CondDef], lo: usize, limits: Limits) -> Result<ArgMatcher, MatcherError> {
+fn build_arg(
+    path: &[String],
+    conds: &[&CondDef],
+    lo: usize,
+    limits: Limits,
+) -> Result<ArgMatcher, MatcherError> {
     let mut raw: Vec<String> = Vec::new();
     let mut raw_conds: Vec<Vec<u32>> = Vec::new();
     let mut norm: Vec<String> = Vec::new();
@@ -198,8 +212,12 @@ fn build_arg(path: &[String], conds: &[&CondDef], lo: usize, limits: Limits) -> 
                 }
                 match pattern {
                     StrPattern::OneOf(values) if values.is_empty() => {}
-                    StrPattern::OneOf(values) => add(&mut raw, &mut raw_conds, one_of_regex(values), id),
-                    StrPattern::Glob { regex, .. } => add(&mut raw, &mut raw_conds, regex.clone(), id),
+                    StrPattern::OneOf(values) => {
+                        add(&mut raw, &mut raw_conds, one_of_regex(values), id)
+                    }
+                    StrPattern::Glob { regex, .. } => {
+                        add(&mut raw, &mut raw_conds, regex.clone(), id)
+                    }
                     StrPattern::Regex(regex) => add(&mut raw, &mut raw_conds, regex.clone(), id),
                     StrPattern::PathGlob { regex, .. } => {
                         m.path_conds.push(id);
@@ -210,13 +228,22 @@ fn build_arg(path: &[String], conds: &[&CondDef], lo: usize, limits: Limits) -> 
         }
     }
     if !raw.is_empty() {
-        m.raw = Some(PatternConds { matcher: PatternSetMatcher::new(&raw, limits)?, conds: raw_conds });
+        m.raw = Some(PatternConds {
+            matcher: PatternSetMatcher::new(&raw, limits)?,
+            conds: raw_conds,
+        });
     }
     if !norm.is_empty() {
-        m.norm = Some(PatternConds { matcher: PatternSetMatcher::new(&norm, limits)?, conds: norm_conds });
+        m.norm = Some(PatternConds {
+            matcher: PatternSetMatcher::new(&norm, limits)?,
+            conds: norm_conds,
+        });
     }
     if !needles.is_empty() {
-        m.needles = Some(PatternConds { matcher: NeedleMatcher::new(&needles)?, conds: needle_conds });
+        m.needles = Some(PatternConds {
+            matcher: NeedleMatcher::new(&needles)?,
+            conds: needle_conds,
+        });
     }
     Ok(m)
 }

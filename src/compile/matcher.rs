@@ -19,7 +19,10 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { nfa_size: 64 << 20, dfa_cache: 8 << 20 }
+        Limits {
+            nfa_size: 64 << 20,
+            dfa_cache: 8 << 20,
+        }
     }
 }
 
@@ -50,9 +53,16 @@ impl PatternSetMatcher {
                     .dfa_size_limit(Some(limits.nfa_size))
                     .hybrid_cache_capacity(limits.dfa_cache),
             )
-            .syntax(syntax::Config::new().utf8(false).nest_limit(crate::resolve::REGEX_NEST_LIMIT))
+            .syntax(
+                syntax::Config::new()
+                    .utf8(false)
+                    .nest_limit(crate::resolve::REGEX_NEST_LIMIT),
+            )
             .build_many(patterns)
-            .map_err(|e| MatcherError { too_large: e.size_limit().is_some(), message: e.to_string() })?;
+            .map_err(|e| MatcherError {
+                too_large: e.size_limit().is_some(),
+                message: e.to_string(),
+            })?;
         Ok(PatternSetMatcher { regex })
     }
 
@@ -74,7 +84,8 @@ impl PatternSetMatcher {
     /// Fills `set` with every pattern that matches `value` (one pass).
     pub fn matches(&self, value: &str, set: &mut PatternSet) {
         set.clear();
-        self.regex.which_overlapping_matches(&Input::new(value), set);
+        self.regex
+            .which_overlapping_matches(&Input::new(value), set);
     }
 }
 
@@ -91,13 +102,24 @@ impl NeedleMatcher {
         let ac = aho_corasick::AhoCorasick::builder()
             .match_kind(aho_corasick::MatchKind::Standard)
             .build(needles)
-            .map_err(|e| MatcherError { message: e.to_string(), too_large: true })?;
-        Ok(NeedleMatcher { ac, len: needles.len() })
+            .map_err(|e| MatcherError {
+                message: e.to_string(),
+                too_large: true,
+            })?;
+        Ok(NeedleMatcher {
+            ac,
+            len: needles.len(),
+        })
     }
 
     /// Calls `hit` with the index of every needle found in `value` (a needle found several
     /// times may be reported several times).
-    pub fn matches(&self, value: &str, seen: &mut super::bitset::BitSet, mut hit: impl FnMut(usize)) {
+    pub fn matches(
+        &self,
+        value: &str,
+        seen: &mut super::bitset::BitSet,
+        mut hit: impl FnMut(usize),
+    ) {
         seen.clear();
         let mut found = 0;
         for m in self.ac.find_overlapping_iter(value) {
@@ -130,13 +152,22 @@ mod tests {
 
     #[test]
     fn reports_every_matching_pattern() {
-        let pats: Vec<String> = ["(?-u)^/a/.*$", "^x$", "SELECT", "(?-u)^/a/b$"].iter().map(|s| s.to_string()).collect();
+        let pats: Vec<String> = ["(?-u)^/a/.*$", "^x$", "SELECT", "(?-u)^/a/b$"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         let m = PatternSetMatcher::new(&pats, Limits::default()).unwrap();
         let mut set = m.new_set();
         m.matches("/a/b", &mut set);
-        assert_eq!(set.iter().map(|p| p.as_usize()).collect::<Vec<_>>(), vec![0, 3]);
+        assert_eq!(
+            set.iter().map(|p| p.as_usize()).collect::<Vec<_>>(),
+            vec![0, 3]
+        );
         m.matches("please SELECT", &mut set);
-        assert_eq!(set.iter().map(|p| p.as_usize()).collect::<Vec<_>>(), vec![2]);
+        assert_eq!(
+            set.iter().map(|p| p.as_usize()).collect::<Vec<_>>(),
+            vec![2]
+        );
     }
 
     #[test]
@@ -152,7 +183,14 @@ mod tests {
     #[test]
     fn size_limits_are_errors() {
         let pats: Vec<String> = (0..200).map(|i| format!("a{{1,100}}b{i}")).collect();
-        let err = PatternSetMatcher::new(&pats, Limits { nfa_size: 10_000, dfa_cache: 1 << 20 }).unwrap_err();
+        let err = PatternSetMatcher::new(
+            &pats,
+            Limits {
+                nfa_size: 10_000,
+                dfa_cache: 1 << 20,
+            },
+        )
+        .unwrap_err();
         assert!(err.too_large, "{}", err.message);
     }
 }

@@ -112,7 +112,10 @@ pub fn compile_with_limits(policy: &Policy, limits: Limits) -> Result<Engine, Di
     let mut groups: Vec<Group> = vec![Group::default()];
     let mut group_ids: HashMap<Vec<u32>, u32> = HashMap::new();
     group_ids.insert(Vec::new(), 0);
-    let mut build_group = |members: &[(u32, &RuleDef)], agent: &str, diags: &mut Diagnostics| -> u32 {
+    let mut build_group = |members: &[(u32, &RuleDef)],
+                           agent: &str,
+                           diags: &mut Diagnostics|
+     -> u32 {
         let key: Vec<u32> = members.iter().map(|(id, _)| *id).collect();
         if let Some(&g) = group_ids.get(&key) {
             return g;
@@ -147,7 +150,11 @@ pub fn compile_with_limits(policy: &Policy, limits: Limits) -> Result<Engine, Di
     let mut agents: Vec<AgentRt> = Vec::new();
     let mut agent_index: HashMap<String, u32> = HashMap::new();
     for agent in &policy.agents {
-        let mut grants = GrantSet { all: false, exact: BitSet::new(perms.len()), domains: BitSet::new(perms.domain_len()) };
+        let mut grants = GrantSet {
+            all: false,
+            exact: BitSet::new(perms.len()),
+            domains: BitSet::new(perms.domain_len()),
+        };
         for (g, _) in &agent.grants {
             match g {
                 Grant::All => grants.all = true,
@@ -186,8 +193,18 @@ pub fn compile_with_limits(policy: &Policy, limits: Limits) -> Result<Engine, Di
                 server: t.server.map(|s| s as u32),
                 name: t.name.clone(),
                 display: policy.tool_display(t),
-                needs: t.needs.iter().filter_map(|p| perms.id(&p.domain, &p.action)).collect(),
-                required: t.params.iter().flatten().filter(|p| !p.optional).map(|p| p.name.clone()).collect(),
+                needs: t
+                    .needs
+                    .iter()
+                    .filter_map(|p| perms.id(&p.domain, &p.action))
+                    .collect(),
+                required: t
+                    .params
+                    .iter()
+                    .flatten()
+                    .filter(|p| !p.optional)
+                    .map(|p| p.name.clone())
+                    .collect(),
             })
             .collect();
         let mut by_name: HashMap<String, Vec<u32>> = HashMap::new();
@@ -206,7 +223,9 @@ pub fn compile_with_limits(policy: &Policy, limits: Limits) -> Result<Engine, Di
                 let tool_test = NameTest::new(&rule.target.tool);
                 let candidates: Vec<u32> = match &tool_test {
                     NameTest::Literal(l) => by_name.get(l).cloned().unwrap_or_default(),
-                    _ => (0..n_tools as u32).filter(|&t| tool_test.is_match(&tools[t as usize].name)).collect(),
+                    _ => (0..n_tools as u32)
+                        .filter(|&t| tool_test.is_match(&tools[t as usize].name))
+                        .collect(),
                 };
                 for t in candidates {
                     let tool = &tools[t as usize];
@@ -223,19 +242,35 @@ pub fn compile_with_limits(policy: &Policy, limits: Limits) -> Result<Engine, Di
             let rt = &agents[ai];
             let mut visible = Vec::new();
             for (t, members) in per_tool.iter().enumerate() {
-                let missing = tools[t].needs.iter().copied().find(|&p| !rt.grants.contains(&perms, p));
+                let missing = tools[t]
+                    .needs
+                    .iter()
+                    .copied()
+                    .find(|&p| !rt.grants.contains(&perms, p));
                 gate.push(missing);
                 let g = build_group(members, &agent.name, &mut diags);
                 group_of.push(g);
                 let targeted_by_allow = members.iter().any(|(_, r)| r.effect == Effect::Allow);
-                let removed = members.iter().any(|(_, r)| r.effect == Effect::Deny && r.conditions.is_empty());
-                if missing.is_none() && (targeted_by_allow || agent.default == Effect::Allow) && !removed {
+                let removed = members
+                    .iter()
+                    .any(|(_, r)| r.effect == Effect::Deny && r.conditions.is_empty());
+                if missing.is_none()
+                    && (targeted_by_allow || agent.default == Effect::Allow)
+                    && !removed
+                {
                     visible.push(t as u32);
                 }
             }
             agents[ai].visible = visible;
         }
-        Some(Catalog { tools, by_name, servers, gate, group: group_of, n_tools })
+        Some(Catalog {
+            tools,
+            by_name,
+            servers,
+            gate,
+            group: group_of,
+            n_tools,
+        })
     } else {
         for (ai, agent) in policy.agents.iter().enumerate() {
             let members = &agent_rules[ai];
@@ -243,9 +278,16 @@ pub fn compile_with_limits(policy: &Policy, limits: Limits) -> Result<Engine, Di
             match TargetMatcher::new(members.iter().map(|(_, r)| &r.target), limits) {
                 Ok(t) => agents[ai].targets = Some(t),
                 Err(e) => diags.push(
-                    Diagnostic::error("toolgate::automaton_too_large", agent.span, format!("the rule targets of agent `{}` cannot be compiled: {}", agent.name, e.message))
-                        .with_label("in this agent")
-                        .with_help("use fewer or simpler target globs"),
+                    Diagnostic::error(
+                        "toolgate::automaton_too_large",
+                        agent.span,
+                        format!(
+                            "the rule targets of agent `{}` cannot be compiled: {}",
+                            agent.name, e.message
+                        ),
+                    )
+                    .with_label("in this agent")
+                    .with_help("use fewer or simpler target globs"),
                 ),
             }
         }
@@ -255,12 +297,22 @@ pub fn compile_with_limits(policy: &Policy, limits: Limits) -> Result<Engine, Di
     if diags.has_errors() {
         return Err(diags);
     }
-    Ok(Engine::new(agents, agent_index, catalog, rules, groups, perms))
+    Ok(Engine::new(
+        agents,
+        agent_index,
+        catalog,
+        rules,
+        groups,
+        perms,
+    ))
 }
 
 impl TargetMatcher {
     /// Compiles rule targets (in local rule order) for matching at run time.
-    fn new<'a>(targets: impl Iterator<Item = &'a crate::resolve::TargetDef>, limits: Limits) -> Result<TargetMatcher, matcher::MatcherError> {
+    fn new<'a>(
+        targets: impl Iterator<Item = &'a crate::resolve::TargetDef>,
+        limits: Limits,
+    ) -> Result<TargetMatcher, matcher::MatcherError> {
         let mut tool_patterns = Vec::new();
         let mut tool_rules = Vec::new();
         let mut server_patterns = Vec::new();

@@ -7,10 +7,18 @@
 use serde_json::{Map, Value};
 
 /// Collects the values `path` yields from `args` into `out`; returns false when it is absent.
-pub fn collect<'a>(args: &'a Map<String, Value>, path: &[String], out: &mut Vec<&'a Value>) -> bool {
+pub fn collect<'a>(
+    args: &'a Map<String, Value>,
+    path: &[String],
+    out: &mut Vec<&'a Value>,
+) -> bool {
     out.clear();
-    let Some((first, rest)) = path.split_first() else { return false };
-    let Some(root) = args.get(first) else { return false };
+    let Some((first, rest)) = path.split_first() else {
+        return false;
+    };
+    let Some(root) = args.get(first) else {
+        return false;
+    };
     let mut current = vec![root];
     let mut next = Vec::new();
     for key in rest {
@@ -63,8 +71,14 @@ mod tests {
     #[test]
     fn walks_objects_and_arrays() {
         let args = json!({"opts": [{"cwd": "/a"}, {"cwd": "/etc"}, {"x": 1}, 3]});
-        assert_eq!(get(args, "opts.cwd"), Some(vec![json!("/a"), json!("/etc")]));
-        assert_eq!(get(json!({"p": [["a"], "b", []]}), "p"), Some(vec![json!("a"), json!("b")]));
+        assert_eq!(
+            get(args, "opts.cwd"),
+            Some(vec![json!("/a"), json!("/etc")])
+        );
+        assert_eq!(
+            get(json!({"p": [["a"], "b", []]}), "p"),
+            Some(vec![json!("a"), json!("b")])
+        );
         assert_eq!(get(json!({"p": []}), "p"), Some(vec![]));
         assert_eq!(get(json!({"p": null}), "p"), Some(vec![json!(null)]));
     }

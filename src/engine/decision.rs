@@ -70,7 +70,15 @@ pub struct RuleRef {
 
 impl std::fmt::Display for RuleRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {} ({}:{}:{})", self.effect.as_str(), self.target, self.file, self.line, self.column)
+        write!(
+            f,
+            "{} {} ({}:{}:{})",
+            self.effect.as_str(),
+            self.target,
+            self.file,
+            self.line,
+            self.column
+        )
     }
 }
 
@@ -103,7 +111,11 @@ impl Decision {
     }
 
     /// A denial with no rule.
-    pub fn deny(reason: Reason, message: impl Into<Arc<str>>, tool_use_id: Option<String>) -> Decision {
+    pub fn deny(
+        reason: Reason,
+        message: impl Into<Arc<str>>,
+        tool_use_id: Option<String>,
+    ) -> Decision {
         Decision {
             decision: Effect::Deny,
             reason,

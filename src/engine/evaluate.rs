@@ -25,7 +25,11 @@ pub(crate) struct Outcome {
 impl Group {
     /// Evaluates the group. `candidates`, when given, limits which local rules may fire
     /// (policies without a catalog select rules by target at run time).
-    pub(crate) fn evaluate(&self, args: &Map<String, Value>, candidates: Option<&BitSet>) -> Outcome {
+    pub(crate) fn evaluate(
+        &self,
+        args: &Map<String, Value>,
+        candidates: Option<&BitSet>,
+    ) -> Outcome {
         let mut allow = BitSet::full(self.n_conds);
         let mut deny = BitSet::new(self.n_conds);
         let mut sat = BitSet::new(self.n_conds);
@@ -35,12 +39,18 @@ impl Group {
         }
         let fires = |local: u32, acc: &BitSet| {
             candidates.is_none_or(|c| c.contains(local as usize))
-                && self.rule_conds[local as usize].iter().all(|&c| acc.contains(c as usize))
+                && self.rule_conds[local as usize]
+                    .iter()
+                    .all(|&c| acc.contains(c as usize))
         };
         let mut first_deny: Option<u32> = None;
         let mut first_allow: Option<u32> = None;
         let mut consider = |local: u32, effect_is_deny: bool| {
-            let slot = if effect_is_deny { &mut first_deny } else { &mut first_allow };
+            let slot = if effect_is_deny {
+                &mut first_deny
+            } else {
+                &mut first_allow
+            };
             if slot.is_none_or(|f| local < f) {
                 *slot = Some(local);
             }
@@ -53,19 +63,27 @@ impl Group {
         }
         for c in deny.iter() {
             for &local in &self.keyed[c] {
-                if self.effects[local as usize] == crate::syntax::ast::Effect::Deny && fires(local, &deny) {
+                if self.effects[local as usize] == crate::syntax::ast::Effect::Deny
+                    && fires(local, &deny)
+                {
                     consider(local, true);
                 }
             }
         }
         for c in allow.iter() {
             for &local in &self.keyed[c] {
-                if self.effects[local as usize] == crate::syntax::ast::Effect::Allow && fires(local, &allow) {
+                if self.effects[local as usize] == crate::syntax::ast::Effect::Allow
+                    && fires(local, &allow)
+                {
                     consider(local, false);
                 }
             }
         }
-        Outcome { first_deny, first_allow, satisfied: Satisfied { allow, deny } }
+        Outcome {
+            first_deny,
+            first_allow,
+            satisfied: Satisfied { allow, deny },
+        }
     }
 }
 

@@ -40,7 +40,9 @@ impl<'de> Visitor<'de> for StrictVisitor {
         Ok(Value::from(v))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
-        serde_json::Number::from_f64(v).map(Value::Number).ok_or_else(|| E::custom("number out of range"))
+        serde_json::Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("number out of range"))
     }
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
         Ok(Value::String(v.to_string()))
@@ -81,7 +83,10 @@ mod tests {
     #[test]
     fn parses_like_serde_json() {
         let text = r#"{"a": [1, -2, 3.5, true, null, "x"], "b": {"c": {}}}"#;
-        assert_eq!(parse_strict(text).unwrap(), serde_json::from_str::<serde_json::Value>(text).unwrap());
+        assert_eq!(
+            parse_strict(text).unwrap(),
+            serde_json::from_str::<serde_json::Value>(text).unwrap()
+        );
     }
 
     #[test]

@@ -76,7 +76,9 @@ impl GrantSet {
     /// Membership of an interned permission: constant time.
     #[inline]
     pub(crate) fn contains(&self, perms: &PermTable, p: u32) -> bool {
-        self.all || self.exact.contains(p as usize) || self.domains.contains(perms.domain_of[p as usize] as usize)
+        self.all
+            || self.exact.contains(p as usize)
+            || self.domains.contains(perms.domain_of[p as usize] as usize)
     }
 
     /// Membership of any permission, interned or not (policies without a catalog).
@@ -89,7 +91,9 @@ impl GrantSet {
                 return true;
             }
         }
-        perms.domain_id(&p.domain).is_some_and(|d| self.domains.contains(d as usize))
+        perms
+            .domain_id(&p.domain)
+            .is_some_and(|d| self.domains.contains(d as usize))
     }
 }
 
@@ -218,7 +222,7 @@ pub struct Engine {
 
 /// The resolved tool of a request.
 struct Resolved<'a> {
-    display: String,
+    display: std::borrow::Cow<'a, str>,
     needs_missing: Option<String>,
     needs: Vec<String>,
     required: &'a [String],
@@ -237,7 +241,14 @@ impl Engine {
         groups: Vec<Group>,
         perms: PermTable,
     ) -> Engine {
-        Engine { agents, agent_index, catalog, rules, groups, perms }
+        Engine {
+            agents,
+            agent_index,
+            catalog,
+            rules,
+            groups,
+            perms,
+        }
     }
 
     /// Decides a request. Never panics: an internal failure is a deny with `internal_error`.
@@ -254,12 +265,18 @@ impl Engine {
     pub fn decide_json(&self, line: &str, explain: bool) -> Decision {
         match Request::from_json(line) {
             Ok(req) => self.decide_guarded(&req, explain),
-            Err(bad) => Decision::deny(Reason::BadRequest, format!("bad request: {}", bad.message), bad.tool_use_id),
+            Err(bad) => Decision::deny(
+                Reason::BadRequest,
+                format!("bad request: {}", bad.message),
+                bad.tool_use_id,
+            ),
         }
     }
 
     fn decide_guarded(&self, req: &Request, explain: bool) -> Decision {
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.decide_inner(req, explain))) {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.decide_inner(req, explain)
+        })) {
             Ok(d) => d,
             Err(_) => Decision::deny(
                 Reason::InternalError,
@@ -283,13 +300,18 @@ impl Engine {
     /// an unknown agent. Without a catalog the list is empty.
     pub fn visible_tools(&self, agent: &str) -> Option<Vec<VisibleTool>> {
         let a = &self.agents[*self.agent_index.get(agent)? as usize];
-        let Some(cat) = &self.catalog else { return Some(Vec::new()) };
+        let Some(cat) = &self.catalog else {
+            return Some(Vec::new());
+        };
         Some(
             a.visible
                 .iter()
                 .map(|&t| {
                     let tool = &cat.tools[t as usize];
-                    VisibleTool { server: tool.server.map(|s| cat.servers[s as usize].clone()), tool: tool.name.clone() }
+                    VisibleTool {
+                        server: tool.server.map(|s| cat.servers[s as usize].clone()),
+                        tool: tool.name.clone(),
+                    }
                 })
                 .collect(),
         )
@@ -305,7 +327,11 @@ impl Engine {
                 .map(|s| format!(" (did you mean `{s}`?)"))
                 .unwrap_or_default();
             return finish(
-                Decision::deny(Reason::UnknownAgent, format!("unknown agent `{}`{hint}", req.agent), tool_use_id),
+                Decision::deny(
+                    Reason::UnknownAgent,
+                    format!("unknown agent `{}`{hint}", req.agent),
+                    tool_use_id,
+                ),
                 explanation,
             );
         };
@@ -315,12 +341,12 @@ impl Engine {
         }
 
         // 2. tool lookup (and, without a catalog, the request's declared permissions)
-        let resolved = match self.resolve_tool(agent_id, agent, req) {
+        let resolved = match self.resolve_tool(agent_id, agent, req, explain) {
             Ok(r) => r,
-            Err(d) => return finish(Decision { tool_use_id, ..d }, explanation),
+            Err(d) => return finish(Decision { tool_use_id, ..*d }, explanation),
         };
         if let Some(e) = explanation.as_mut() {
-            e.tool = Some(resolved.display.clone());
+            e.tool = Some(resolved.display.to_string());
             e.needs = resolved.needs.clone();
         }
 
@@ -336,10 +362,17 @@ impl Engine {
         }
 
         // 4. required arguments
-        if let Some(arg) = resolved.required.iter().find(|a| !req.args.contains_key(a.as_str())) {
+        if let Some(arg) = resolved
+            .required
+            .iter()
+            .find(|a| !req.args.contains_key(a.as_str()))
+        {
             let mut d = Decision::deny(
                 Reason::MissingArgument,
-                format!("{} requires the argument `{arg}`, which the call does not include", resolved.display),
+                format!(
+                    "{} requires the argument `{arg}`, which the call does not include",
+                    resolved.display
+                ),
                 tool_use_id,
             );
             d.argument = Some(arg.clone());
@@ -352,14 +385,28 @@ impl Engine {
         if let Some(e) = explanation.as_mut() {
             e.default = Some(agent.default.as_str().to_string());
             for (local, &rule_id) in group.rules.iter().enumerate() {
-                if resolved.candidates.as_ref().is_some_and(|c| !c.contains(local)) {
+                if resolved
+                    .candidates
+                    .as_ref()
+                    .is_some_and(|c| !c.contains(local))
+                {
                     continue;
                 }
-                let acc = if group.effects[local] == Effect::Deny { &outcome.satisfied.deny } else { &outcome.satisfied.allow };
-                let failed = group.rule_conds[local].iter().find(|&&c| !acc.contains(c as usize));
+                let acc = if group.effects[local] == Effect::Deny {
+                    &outcome.satisfied.deny
+                } else {
+                    &outcome.satisfied.allow
+                };
+                let failed = group.rule_conds[local]
+                    .iter()
+                    .find(|&&c| !acc.contains(c as usize));
                 e.rules.push(RuleTrace {
                     rule: self.rules[rule_id as usize].info.clone(),
-                    outcome: if failed.is_some() { "not_fired" } else { "fired" },
+                    outcome: if failed.is_some() {
+                        "not_fired"
+                    } else {
+                        "fired"
+                    },
                     failed_condition: failed.map(|&c| group.cond_text[c as usize].to_string()),
                 });
             }
@@ -395,22 +442,32 @@ impl Engine {
         } else {
             Decision::deny(
                 Reason::NoMatchingRule,
-                format!("no rule of agent `{}` allows {}", agent.name, resolved.display),
+                format!(
+                    "no rule of agent `{}` allows {}",
+                    agent.name, resolved.display
+                ),
                 tool_use_id.clone(),
             )
         };
         finish(d, explanation)
     }
 
-    fn resolve_tool<'a>(&'a self, agent_id: u32, agent: &'a AgentRt, req: &Request) -> Result<Resolved<'a>, Decision> {
+    fn resolve_tool<'a>(
+        &'a self,
+        agent_id: u32,
+        agent: &'a AgentRt,
+        req: &Request,
+        explain: bool,
+    ) -> Result<Resolved<'a>, Box<Decision>> {
         match &self.catalog {
             Some(cat) => {
                 let ids: &[u32] = cat.by_name.get(&req.tool).map(Vec::as_slice).unwrap_or(&[]);
                 let chosen = match &req.server {
-                    Some(server) => ids
-                        .iter()
-                        .copied()
-                        .find(|&t| cat.tools[t as usize].server.is_some_and(|s| &cat.servers[s as usize] == server)),
+                    Some(server) => ids.iter().copied().find(|&t| {
+                        cat.tools[t as usize]
+                            .server
+                            .is_some_and(|s| &cat.servers[s as usize] == server)
+                    }),
                     None if ids.len() == 1 => Some(ids[0]),
                     None if ids.len() > 1 => {
                         let places: Vec<String> = ids
@@ -420,11 +477,15 @@ impl Engine {
                                 None => "a host tool".to_string(),
                             })
                             .collect();
-                        return Err(Decision::deny(
+                        return Err(Box::new(Decision::deny(
                             Reason::AmbiguousTool,
-                            format!("tool `{}` is declared as {}; name the server in the request", req.tool, places.join(", ")),
+                            format!(
+                                "tool `{}` is declared as {}; name the server in the request",
+                                req.tool,
+                                places.join(", ")
+                            ),
                             None,
-                        ));
+                        )));
                     }
                     None => None,
                 };
@@ -433,17 +494,31 @@ impl Engine {
                         Some(s) => format!("{s}.{}", req.tool),
                         None => req.tool.clone(),
                     };
-                    let hint = crate::resolve::suggest::did_you_mean(&req.tool, cat.by_name.keys().map(String::as_str))
-                        .map(|s| format!(" (did you mean `{s}`?)"))
-                        .unwrap_or_default();
-                    return Err(Decision::deny(Reason::UnknownTool, format!("unknown tool `{shown}`{hint}"), None));
+                    let hint = crate::resolve::suggest::did_you_mean(
+                        &req.tool,
+                        cat.by_name.keys().map(String::as_str),
+                    )
+                    .map(|s| format!(" (did you mean `{s}`?)"))
+                    .unwrap_or_default();
+                    return Err(Box::new(Decision::deny(
+                        Reason::UnknownTool,
+                        format!("unknown tool `{shown}`{hint}"),
+                        None,
+                    )));
                 };
                 let tool = &cat.tools[t as usize];
                 let slot = agent_id as usize * cat.n_tools + t as usize;
                 Ok(Resolved {
-                    display: tool.display.clone(),
+                    display: std::borrow::Cow::Borrowed(tool.display.as_str()),
                     needs_missing: cat.gate[slot].map(|p| self.perms.name(p).to_string()),
-                    needs: tool.needs.iter().map(|&p| self.perms.name(p).to_string()).collect(),
+                    needs: if explain {
+                        tool.needs
+                            .iter()
+                            .map(|&p| self.perms.name(p).to_string())
+                            .collect()
+                    } else {
+                        Vec::new()
+                    },
                     required: &tool.required,
                     group: &self.groups[cat.group[slot] as usize],
                     candidates: None,
@@ -458,16 +533,24 @@ impl Engine {
                 let mut needs = Vec::new();
                 for text in req.permissions.iter().flatten() {
                     let p = parse_permission(text).map_err(|e| {
-                        Decision::deny(Reason::BadRequest, format!("bad request: permission {}", e.message(text)), None)
+                        Box::new(Decision::deny(
+                            Reason::BadRequest,
+                            format!("bad request: permission {}", e.message(text)),
+                            None,
+                        ))
                     })?;
-                    if needs_missing.is_none() && !agent.grants.contains_permission(&self.perms, &p) {
+                    if needs_missing.is_none() && !agent.grants.contains_permission(&self.perms, &p)
+                    {
                         needs_missing = Some(text.clone());
                     }
                     needs.push(text.clone());
                 }
-                let candidates = agent.targets.as_ref().map(|t| t.candidates(req.server.as_deref(), &req.tool));
+                let candidates = agent
+                    .targets
+                    .as_ref()
+                    .map(|t| t.candidates(req.server.as_deref(), &req.tool));
                 Ok(Resolved {
-                    display,
+                    display: std::borrow::Cow::Owned(display),
                     needs_missing,
                     needs,
                     required: NO_REQUIRED,

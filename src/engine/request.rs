@@ -34,7 +34,11 @@ pub struct BadRequest {
 impl Request {
     /// A request for `tool` by `agent` with no arguments.
     pub fn new(agent: impl Into<String>, tool: impl Into<String>) -> Request {
-        Request { agent: agent.into(), tool: tool.into(), ..Request::default() }
+        Request {
+            agent: agent.into(),
+            tool: tool.into(),
+            ..Request::default()
+        }
     }
 
     /// Sets the server.
@@ -68,28 +72,42 @@ impl Request {
     pub fn from_json(text: &str) -> Result<Request, BadRequest> {
         if text.len() > MAX_REQUEST_BYTES {
             return Err(BadRequest {
-                message: format!("request is {} bytes; the limit is {MAX_REQUEST_BYTES}", text.len()),
+                message: format!(
+                    "request is {} bytes; the limit is {MAX_REQUEST_BYTES}",
+                    text.len()
+                ),
                 tool_use_id: None,
             });
         }
-        let value = super::json::parse_strict(text)
-            .map_err(|e| BadRequest { message: format!("invalid JSON: {e}"), tool_use_id: None })?;
+        let value = super::json::parse_strict(text).map_err(|e| BadRequest {
+            message: format!("invalid JSON: {e}"),
+            tool_use_id: None,
+        })?;
         Request::from_value(value)
     }
 
     /// Reads a request from a parsed JSON value.
     pub fn from_value(value: Value) -> Result<Request, BadRequest> {
         let Value::Object(mut obj) = value else {
-            return Err(BadRequest { message: "a request must be a JSON object".into(), tool_use_id: None });
+            return Err(BadRequest {
+                message: "a request must be a JSON object".into(),
+                tool_use_id: None,
+            });
         };
         let tool_use_id = match obj.remove("tool_use_id") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s),
             Some(_) => {
-                return Err(BadRequest { message: "`tool_use_id` must be a string".into(), tool_use_id: None })
+                return Err(BadRequest {
+                    message: "`tool_use_id` must be a string".into(),
+                    tool_use_id: None,
+                })
             }
         };
-        let bad = |message: &str| BadRequest { message: message.to_string(), tool_use_id: tool_use_id.clone() };
+        let bad = |message: &str| BadRequest {
+            message: message.to_string(),
+            tool_use_id: tool_use_id.clone(),
+        };
         let agent = match obj.remove("agent") {
             Some(Value::String(s)) => s,
             Some(_) => return Err(bad("`agent` must be a string")),
@@ -124,7 +142,14 @@ impl Request {
             }
             Some(_) => return Err(bad("`permissions` must be an array of strings")),
         };
-        Ok(Request { agent, server, tool, args, tool_use_id, permissions })
+        Ok(Request {
+            agent,
+            server,
+            tool,
+            args,
+            tool_use_id,
+            permissions,
+        })
     }
 }
 
@@ -148,9 +173,12 @@ mod tests {
     fn refuses_bad_shapes_and_keeps_the_id() {
         assert!(Request::from_json("[]").is_err());
         assert!(Request::from_json("not json").is_err());
-        let e = Request::from_json(r#"{"agent": 1, "tool": "x", "tool_use_id": "t9"}"#).unwrap_err();
+        let e =
+            Request::from_json(r#"{"agent": 1, "tool": "x", "tool_use_id": "t9"}"#).unwrap_err();
         assert_eq!(e.tool_use_id.as_deref(), Some("t9"));
         assert!(Request::from_json(r#"{"agent": "a", "tool": "x", "args": []}"#).is_err());
-        assert!(Request::from_json(r#"{"agent": "a", "tool": "x", "args": {"p": 1, "p": 2}}"#).is_err());
+        assert!(
+            Request::from_json(r#"{"agent": "a", "tool": "x", "args": {"p": 1, "p": 2}}"#).is_err()
+        );
     }
 }

@@ -35,7 +35,10 @@ pub const REASONS: &[&str] = &[
 /// Resolves parsed files into one policy. The policy is usable only when the diagnostics
 /// hold no error.
 pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostics) {
-    let mut r = Resolver { diags: Diagnostics::new(), sources: &sources };
+    let mut r = Resolver {
+        diags: Diagnostics::new(),
+        sources: &sources,
+    };
     let mut servers: Vec<ServerDef> = Vec::new();
     let mut tools: Vec<ToolDef> = Vec::new();
     let mut agent_asts: Vec<ast::Agent> = Vec::new();
@@ -54,7 +57,10 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
                         }
                         None => {
                             r.check_name(&s.name, "server");
-                            servers.push(ServerDef { name: s.name.text.clone(), span: s.name.span });
+                            servers.push(ServerDef {
+                                name: s.name.text.clone(),
+                                span: s.name.span,
+                            });
                             server_index.insert(s.name.text.clone(), servers.len() - 1);
                             servers.len() - 1
                         }
@@ -73,7 +79,10 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
         }
     }
 
-    let catalog = Catalog { servers: &servers, tools: &tools };
+    let catalog = Catalog {
+        servers: &servers,
+        tools: &tools,
+    };
     let mut agents: Vec<AgentDef> = Vec::new();
     let mut agent_index: HashMap<String, Span> = HashMap::new();
     for a in agent_asts {
@@ -87,7 +96,16 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
     }
 
     let diags = r.diags;
-    (Policy { sources, servers, tools, agents, tests }, diags)
+    (
+        Policy {
+            sources,
+            servers,
+            tools,
+            agents,
+            tests,
+        },
+        diags,
+    )
 }
 
 struct Catalog<'a> {
@@ -113,9 +131,13 @@ impl Resolver<'_> {
     fn check_name(&mut self, name: &ast::Name, what: &str) {
         if name.text.is_empty() {
             self.diags.push(
-                Diagnostic::error("toolgate::empty_name", name.span, format!("a {what} name cannot be empty"))
-                    .with_label("empty name")
-                    .with_help("give it a name"),
+                Diagnostic::error(
+                    "toolgate::empty_name",
+                    name.span,
+                    format!("a {what} name cannot be empty"),
+                )
+                .with_label("empty name")
+                .with_help("give it a name"),
             );
         }
     }
@@ -130,7 +152,9 @@ impl Resolver<'_> {
             _ => "not a valid permission",
         };
         self.diags.push(
-            Diagnostic::error(code, lit.span, e.message(&lit.text)).with_label(label).with_help(e.help()),
+            Diagnostic::error(code, lit.span, e.message(&lit.text))
+                .with_label(label)
+                .with_help(e.help()),
         );
     }
 
@@ -144,7 +168,11 @@ impl Resolver<'_> {
         self.check_name(&t.name, "tool");
         let key = (server, t.name.text.clone());
         if let Some(&first) = index.get(&key) {
-            let what = if server.is_some() { "tool on this server" } else { "host tool" };
+            let what = if server.is_some() {
+                "tool on this server"
+            } else {
+                "host tool"
+            };
             self.duplicate(what, &t.name, first);
             return;
         }
@@ -157,21 +185,36 @@ impl Resolver<'_> {
                 }
                 seen.insert(&p.name.text, p.name.span);
             }
-            ps.iter().map(|p| ParamDef { name: p.name.text.clone(), optional: p.optional }).collect()
+            ps.iter()
+                .map(|p| ParamDef {
+                    name: p.name.text.clone(),
+                    optional: p.optional,
+                })
+                .collect()
         });
         let mut needs: Vec<Permission> = Vec::new();
         for lit in &t.needs {
             match parse_permission(&lit.text) {
                 Ok(p) if needs.contains(&p) => self.diags.push(
-                    Diagnostic::warning("toolgate::duplicate_permission", lit.span, format!("`{}` is listed twice", lit.text))
-                        .with_label("already listed")
-                        .with_help("list each permission once"),
+                    Diagnostic::warning(
+                        "toolgate::duplicate_permission",
+                        lit.span,
+                        format!("`{}` is listed twice", lit.text),
+                    )
+                    .with_label("already listed")
+                    .with_help("list each permission once"),
                 ),
                 Ok(p) => needs.push(p),
                 Err(e) => self.permission_error(lit, e),
             }
         }
-        tools.push(ToolDef { server, name: t.name.text, params, needs, span: t.name.span });
+        tools.push(ToolDef {
+            server,
+            name: t.name.text,
+            params,
+            needs,
+            span: t.name.span,
+        });
     }
 
     fn agent(&mut self, a: ast::Agent, catalog: &Catalog) -> AgentDef {
@@ -196,10 +239,14 @@ impl Resolver<'_> {
                 AgentStmt::Default(effect, span) => {
                     if let Some(first) = def.default_span {
                         self.diags.push(
-                            Diagnostic::error("toolgate::duplicate_default", span, format!("agent `{}` has a second `default`", def.name))
-                                .with_label("second `default`")
-                                .with_related(first, "first `default` here")
-                                .with_help("an agent has at most one `default`; remove one of them"),
+                            Diagnostic::error(
+                                "toolgate::duplicate_default",
+                                span,
+                                format!("agent `{}` has a second `default`", def.name),
+                            )
+                            .with_label("second `default`")
+                            .with_related(first, "first `default` here")
+                            .with_help("an agent has at most one `default`; remove one of them"),
                         );
                     } else {
                         def.default = effect;
@@ -220,9 +267,13 @@ impl Resolver<'_> {
         if rule.effect == Effect::Allow {
             if let Some(b) = &rule.because {
                 self.diags.push(
-                    Diagnostic::error("toolgate::because_on_allow", b.span, "`because` on an `allow` rule")
-                        .with_label("only a denial carries a message")
-                        .with_help("remove `because`, or make the rule a `deny`"),
+                    Diagnostic::error(
+                        "toolgate::because_on_allow",
+                        b.span,
+                        "`because` on an `allow` rule",
+                    )
+                    .with_label("only a denial carries a message")
+                    .with_help("remove `because`, or make the rule a `deny`"),
                 );
             }
         }
@@ -246,9 +297,13 @@ impl Resolver<'_> {
         if part.quoted {
             if part.text.is_empty() {
                 self.diags.push(
-                    Diagnostic::error("toolgate::empty_name", part.span, "a target name cannot be empty")
-                        .with_label("empty name")
-                        .with_help("name a tool, or write `*` for every tool"),
+                    Diagnostic::error(
+                        "toolgate::empty_name",
+                        part.span,
+                        "a target name cannot be empty",
+                    )
+                    .with_label("empty name")
+                    .with_help("name a tool, or write `*` for every tool"),
                 );
                 return None;
             }
@@ -261,7 +316,10 @@ impl Resolver<'_> {
             return Some(NamePattern::Literal(part.text.clone()));
         }
         match glob::translate_name(&part.text) {
-            Ok(regex) => Some(NamePattern::Glob { text: part.text.clone(), regex }),
+            Ok(regex) => Some(NamePattern::Glob {
+                text: part.text.clone(),
+                regex,
+            }),
             Err(e) => {
                 self.diags.push(
                     Diagnostic::error("toolgate::invalid_glob", part.span, format!("invalid glob `{}`: {}", part.text, e.message))
@@ -279,7 +337,12 @@ impl Resolver<'_> {
             None => None,
         };
         let tool = self.name_pattern(&t.tool)?;
-        let def = TargetDef { server, tool, text: self.sources.slice(t.span).to_string(), span: t.span };
+        let def = TargetDef {
+            server,
+            tool,
+            text: self.sources.slice(t.span).to_string(),
+            span: t.span,
+        };
         if catalog.tools.is_empty() {
             return Some(def);
         }
@@ -296,9 +359,13 @@ impl Resolver<'_> {
                             "declare the server with `server NAME { tool ... }`, or fix the name",
                         );
                         self.diags.push(
-                            Diagnostic::error("toolgate::unknown_server", part.span, format!("unknown server `{name}`"))
-                                .with_label("not a declared server")
-                                .with_help(help),
+                            Diagnostic::error(
+                                "toolgate::unknown_server",
+                                part.span,
+                                format!("unknown server `{name}`"),
+                            )
+                            .with_label("not a declared server")
+                            .with_help(help),
                         );
                         return None;
                     }
@@ -306,13 +373,22 @@ impl Resolver<'_> {
             }
             (Some(pattern), Some(part)) => {
                 server_ids.extend(
-                    catalog.servers.iter().enumerate().filter(|(_, s)| name_matches(pattern, &s.name)).map(|(i, _)| Some(i)),
+                    catalog
+                        .servers
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, s)| name_matches(pattern, &s.name))
+                        .map(|(i, _)| Some(i)),
                 );
                 if server_ids.is_empty() {
                     self.diags.push(
-                        Diagnostic::warning("toolgate::target_matches_nothing", part.span, format!("`{}` matches no declared server", part.text))
-                            .with_label("matches no server")
-                            .with_help("the rule can never apply; fix the pattern or remove the rule"),
+                        Diagnostic::warning(
+                            "toolgate::target_matches_nothing",
+                            part.span,
+                            format!("`{}` matches no declared server", part.text),
+                        )
+                        .with_label("matches no server")
+                        .with_help("the rule can never apply; fix the pattern or remove the rule"),
                     );
                     return Some(def);
                 }
@@ -324,7 +400,9 @@ impl Resolver<'_> {
             .iter()
             .filter(|tool| def.server.is_none() || server_ids.contains(&tool.server))
             .collect();
-        let any = candidates.iter().any(|tool| name_matches(&def.tool, &tool.name));
+        let any = candidates
+            .iter()
+            .any(|tool| name_matches(&def.tool, &tool.name));
         if !any {
             let where_ = match &t.server {
                 Some(s) => format!(" on server `{}`", s.text),
@@ -337,16 +415,24 @@ impl Resolver<'_> {
                     "declare the tool in the catalog, or fix the name",
                 );
                 self.diags.push(
-                    Diagnostic::error("toolgate::unknown_tool", t.tool.span, format!("unknown tool `{name}`{where_}"))
-                        .with_label("not a declared tool")
-                        .with_help(help),
+                    Diagnostic::error(
+                        "toolgate::unknown_tool",
+                        t.tool.span,
+                        format!("unknown tool `{name}`{where_}"),
+                    )
+                    .with_label("not a declared tool")
+                    .with_help(help),
                 );
                 return None;
             }
             self.diags.push(
-                Diagnostic::warning("toolgate::target_matches_nothing", t.tool.span, format!("`{}` matches no declared tool{where_}", t.tool.text))
-                    .with_label("matches no tool")
-                    .with_help("the rule can never apply; fix the pattern or remove the rule"),
+                Diagnostic::warning(
+                    "toolgate::target_matches_nothing",
+                    t.tool.span,
+                    format!("`{}` matches no declared tool{where_}", t.tool.text),
+                )
+                .with_label("matches no tool")
+                .with_help("the rule can never apply; fix the pattern or remove the rule"),
             );
         }
         Some(def)
@@ -355,29 +441,50 @@ impl Resolver<'_> {
     fn condition(&mut self, c: &ast::Condition) -> Option<CondDef> {
         if c.arg.segments.iter().any(|s| s.is_empty()) {
             self.diags.push(
-                Diagnostic::error("toolgate::empty_name", c.arg.span, "an argument name cannot be empty")
-                    .with_label("empty name")
-                    .with_help("name the argument, e.g. `path` or `options.cwd`"),
+                Diagnostic::error(
+                    "toolgate::empty_name",
+                    c.arg.span,
+                    "an argument name cannot be empty",
+                )
+                .with_label("empty name")
+                .with_help("name the argument, e.g. `path` or `options.cwd`"),
             );
             return None;
         }
         let test = match &c.op {
             CondOp::Present => CondTest::Present,
-            CondOp::StrEq(s) => CondTest::Str { pattern: StrPattern::OneOf(vec![s.value.clone()]), negated: false },
-            CondOp::StrNe(s) => CondTest::Str { pattern: StrPattern::OneOf(vec![s.value.clone()]), negated: true },
+            CondOp::StrEq(s) => CondTest::Str {
+                pattern: StrPattern::OneOf(vec![s.value.clone()]),
+                negated: false,
+            },
+            CondOp::StrNe(s) => CondTest::Str {
+                pattern: StrPattern::OneOf(vec![s.value.clone()]),
+                negated: true,
+            },
             CondOp::In(list) => CondTest::Str {
                 pattern: StrPattern::OneOf(list.iter().map(|s| s.value.clone()).collect()),
                 negated: false,
             },
             CondOp::Num(op, n, _) => CondTest::Num(*op, *n),
             CondOp::Contains(s) => CondTest::Contains(vec![s.value.clone()]),
-            CondOp::ContainsAny(list) => CondTest::Contains(list.iter().map(|s| s.value.clone()).collect()),
+            CondOp::ContainsAny(list) => {
+                CondTest::Contains(list.iter().map(|s| s.value.clone()).collect())
+            }
             CondOp::Glob(g) => match glob::translate(&g.value) {
                 Ok(t) if t.is_path => CondTest::Str {
-                    pattern: StrPattern::PathGlob { text: g.value.clone(), regex: t.regex },
+                    pattern: StrPattern::PathGlob {
+                        text: g.value.clone(),
+                        regex: t.regex,
+                    },
                     negated: false,
                 },
-                Ok(t) => CondTest::Str { pattern: StrPattern::Glob { text: g.value.clone(), regex: t.regex }, negated: false },
+                Ok(t) => CondTest::Str {
+                    pattern: StrPattern::Glob {
+                        text: g.value.clone(),
+                        regex: t.regex,
+                    },
+                    negated: false,
+                },
                 Err(e) => {
                     self.diags.push(
                         Diagnostic::error("toolgate::invalid_glob", g.span, format!("invalid glob `{}`: {}", g.value, e.message))
@@ -392,21 +499,37 @@ impl Resolver<'_> {
                     self.diags.push(*d);
                     return None;
                 }
-                CondTest::Str { pattern: StrPattern::Regex(r.value.clone()), negated: false }
+                CondTest::Str {
+                    pattern: StrPattern::Regex(r.value.clone()),
+                    negated: false,
+                }
             }
         };
-        Some(CondDef { path: c.arg.segments.clone(), test, text: self.sources.slice(c.span).to_string(), span: c.span })
+        Some(CondDef {
+            path: c.arg.segments.clone(),
+            test,
+            text: self.sources.slice(c.span).to_string(),
+            span: c.span,
+        })
     }
 
     fn test(&mut self, t: &ast::TestBlock) {
         for e in &t.expectations {
             if let Some(reason) = &e.reason {
                 if !REASONS.contains(&reason.text.as_str()) {
-                    let help = help_with(&reason.text, REASONS.iter().copied(), &format!("reasons are: {}", REASONS.join(", ")));
+                    let help = help_with(
+                        &reason.text,
+                        REASONS.iter().copied(),
+                        &format!("reasons are: {}", REASONS.join(", ")),
+                    );
                     self.diags.push(
-                        Diagnostic::error("toolgate::unknown_reason", reason.span, format!("unknown reason `{}`", reason.text))
-                            .with_label("not a decision reason")
-                            .with_help(help),
+                        Diagnostic::error(
+                            "toolgate::unknown_reason",
+                            reason.span,
+                            format!("unknown reason `{}`", reason.text),
+                        )
+                        .with_label("not a decision reason")
+                        .with_help(help),
                     );
                 }
             }
@@ -437,20 +560,33 @@ pub fn name_matches(pattern: &NamePattern, name: &str) -> bool {
 fn validate_regex(lit: &ast::StrLit, sources: &SourceMap) -> Result<(), Box<Diagnostic>> {
     let pattern = &lit.value;
     let body_start = lit.span.start + 3; // re"
-    let raw = sources.slice(Span::new(lit.span.file, body_start, lit.span.end.saturating_sub(1)));
+    let raw = sources.slice(Span::new(
+        lit.span.file,
+        body_start,
+        lit.span.end.saturating_sub(1),
+    ));
     let to_span = |start: usize, end: usize| {
         let s = body_start + regex_offset_in_body(raw, start);
-        let e = body_start + regex_offset_in_body(raw, end).max(regex_offset_in_body(raw, start) + 1);
-        Span::new(lit.span.file, s, e.min(lit.span.end.saturating_sub(1)).max(s))
+        let e =
+            body_start + regex_offset_in_body(raw, end).max(regex_offset_in_body(raw, start) + 1);
+        Span::new(
+            lit.span.file,
+            s,
+            e.min(lit.span.end.saturating_sub(1)).max(s),
+        )
     };
-    let mut parser = regex_syntax::ast::parse::ParserBuilder::new().nest_limit(REGEX_NEST_LIMIT).build();
+    let mut parser = regex_syntax::ast::parse::ParserBuilder::new()
+        .nest_limit(REGEX_NEST_LIMIT)
+        .build();
     let parsed = parser.parse(pattern);
-    let result = parsed.map_err(|e| (e.kind().to_string(), *e.span())).and_then(|ast| {
-        regex_syntax::hir::translate::Translator::new()
-            .translate(pattern, &ast)
-            .map(|_| ())
-            .map_err(|e| (e.kind().to_string(), *e.span()))
-    });
+    let result = parsed
+        .map_err(|e| (e.kind().to_string(), *e.span()))
+        .and_then(|ast| {
+            regex_syntax::hir::translate::Translator::new()
+                .translate(pattern, &ast)
+                .map(|_| ())
+                .map_err(|e| (e.kind().to_string(), *e.span()))
+        });
     match result {
         Ok(()) => Ok(()),
         Err((message, span)) => {
@@ -462,9 +598,13 @@ fn validate_regex(lit: &ast::StrLit, sources: &SourceMap) -> Result<(), Box<Diag
                 "regexes use Rust `regex` syntax; see docs/language.md"
             };
             Err(Box::new(
-                Diagnostic::error("toolgate::invalid_regex", to_span(span.start.offset, span.end.offset), format!("invalid regex: {message}"))
-                    .with_label(message)
-                    .with_help(help),
+                Diagnostic::error(
+                    "toolgate::invalid_regex",
+                    to_span(span.start.offset, span.end.offset),
+                    format!("invalid regex: {message}"),
+                )
+                .with_label(message)
+                .with_help(help),
             ))
         }
     }

@@ -56,8 +56,12 @@ impl PermissionError {
     pub fn message(&self, text: &str) -> String {
         match self {
             PermissionError::WildcardDomain => format!("`{text}` puts a wildcard on the domain"),
-            PermissionError::WildcardInNeeds => format!("`{text}` is a wildcard, but a tool needs concrete permissions"),
-            PermissionError::Malformed => format!("`{text}` is not a permission of the form `domain:action`"),
+            PermissionError::WildcardInNeeds => {
+                format!("`{text}` is a wildcard, but a tool needs concrete permissions")
+            }
+            PermissionError::Malformed => {
+                format!("`{text}` is not a permission of the form `domain:action`")
+            }
             PermissionError::BadPart(p) => format!("`{p}` in `{text}` is not a lowercase name"),
         }
     }
@@ -107,7 +111,10 @@ pub fn parse_grant(text: &str) -> Result<Grant, PermissionError> {
     if !valid_part(action) {
         return Err(PermissionError::BadPart(action.to_string()));
     }
-    Ok(Grant::Exact(Permission { domain: domain.to_string(), action: action.to_string() }))
+    Ok(Grant::Exact(Permission {
+        domain: domain.to_string(),
+        action: action.to_string(),
+    }))
 }
 
 #[cfg(test)]
@@ -120,7 +127,10 @@ mod tests {
         assert_eq!(parse_grant("fs:*"), Ok(Grant::Domain("fs".into())));
         assert_eq!(
             parse_grant("fs:read"),
-            Ok(Grant::Exact(Permission { domain: "fs".into(), action: "read".into() }))
+            Ok(Grant::Exact(Permission {
+                domain: "fs".into(),
+                action: "read".into()
+            }))
         );
     }
 
@@ -128,8 +138,14 @@ mod tests {
     fn bad_grants_are_refused() {
         assert_eq!(parse_grant("*:read"), Err(PermissionError::WildcardDomain));
         assert_eq!(parse_grant("fs"), Err(PermissionError::Malformed));
-        assert_eq!(parse_grant("Fs:read"), Err(PermissionError::BadPart("Fs".into())));
-        assert_eq!(parse_permission("fs:*"), Err(PermissionError::WildcardInNeeds));
+        assert_eq!(
+            parse_grant("Fs:read"),
+            Err(PermissionError::BadPart("Fs".into()))
+        );
+        assert_eq!(
+            parse_permission("fs:*"),
+            Err(PermissionError::WildcardInNeeds)
+        );
         assert_eq!(parse_permission("*"), Err(PermissionError::WildcardInNeeds));
     }
 }

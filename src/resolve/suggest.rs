@@ -1,7 +1,10 @@
 //! Did-you-mean: the closest known name within a bounded edit distance.
 
 /// The candidate closest to `name`, if it is close enough to be a plausible typo.
-pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let limit = (name.chars().count() / 3).max(1);
     candidates
         .into_iter()
@@ -13,7 +16,11 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
 }
 
 /// `" (did you mean `x`?)"`-style help, or a fallback.
-pub fn help_with<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>, fallback: &str) -> String {
+pub fn help_with<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    fallback: &str,
+) -> String {
     match did_you_mean(name, candidates) {
         Some(s) => format!("did you mean `{s}`?"),
         None => fallback.to_string(),

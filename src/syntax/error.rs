@@ -25,7 +25,12 @@ pub fn resync_points(text: &str) -> Vec<usize> {
 }
 
 /// Builds the diagnostic for a pest error at absolute byte offset `pos` in `text`.
-pub fn friendly_parse_error(file: FileId, text: &str, pos: usize, err: &pest::error::Error<Rule>) -> Diagnostic {
+pub fn friendly_parse_error(
+    file: FileId,
+    text: &str,
+    pos: usize,
+    err: &pest::error::Error<Rule>,
+) -> Diagnostic {
     let positives: Vec<Rule> = match &err.variant {
         pest::error::ErrorVariant::ParsingError { positives, .. } => positives.clone(),
         pest::error::ErrorVariant::CustomError { .. } => Vec::new(),
@@ -39,6 +44,10 @@ pub fn friendly_parse_error(file: FileId, text: &str, pos: usize, err: &pest::er
     }
     let found = found_token(text, pos);
     let prev = previous_token(text, pos);
+    if let Some(phrase) = prev.and_then(|(s, e)| context_phrase(&text[s..e], &positives)) {
+        wanted.retain(|w| w.starts_with('`') && *w != "`?`");
+        wanted.insert(0, phrase);
+    }
     let expected = join_or(&wanted);
     let (message, span, label) = match (&prev, expected.is_empty()) {
         (Some((ps, pe)), false) => (
@@ -57,11 +66,33 @@ pub fn friendly_parse_error(file: FileId, text: &str, pos: usize, err: &pest::er
             "not expected here".to_string(),
         ),
     };
+    let at_eof = pos >= text.trim_end().len();
+    let (message, label) = if at_eof && positives.contains(&Rule::rbrace) {
+        (
+            "the file ends inside a block: a `{` is not closed".to_string(),
+            format!("expected {expected} after this"),
+        )
+    } else {
+        (message, label)
+    };
     let mut d = Diagnostic::error("toolgate::syntax", span, message).with_label(label);
     if prev.is_some() && !expected.is_empty() {
-        d = d.with_related(Span::new(file, pos, (pos + found.1).min(text.len())), format!("found {}", found.0));
+        d = d.with_related(
+            Span::new(file, pos, (pos + found.1).min(text.len())),
+            format!("found {}", found.0),
+        );
     }
-    d.with_help(help_for(&positives))
+    let help = match prev.map(|(s, e)| &text[s..e]) {
+        _ if at_eof && positives.contains(&Rule::rbrace) => {
+            "close every `server`, `agent` and `test` block with `}`".to_string()
+        }
+        Some("where" | "and") => help_for(&[Rule::condition]),
+        Some("matches" | "contains" | "in") => help_for(&[Rule::present]),
+        Some("grant" | "needs") => help_for(&[Rule::permission]),
+        Some("allow" | "deny") if positives.contains(&Rule::target) => help_for(&[Rule::target]),
+        _ => help_for(&positives),
+    };
+    d.with_help(help)
 }
 
 fn join_or(items: &[&str]) -> String {
@@ -75,7 +106,9 @@ fn join_or(items: &[&str]) -> String {
 /// The token at `pos`, described, and its length in bytes.
 fn found_token(text: &str, pos: usize) -> (String, usize) {
     let rest = text.get(pos..).unwrap_or("");
-    let Some(c) = rest.chars().next() else { return ("the end of the file".into(), 0) };
+    let Some(c) = rest.chars().next() else {
+        return ("the end of the file".into(), 0);
+    };
     if c.is_alphanumeric() || c == '_' {
         let len: usize = rest
             .chars()
@@ -124,11 +157,41 @@ fn previous_token(text: &str, pos: usize) -> Option<(usize, usize)> {
             None => end - 1,
         }
     } else if is_word(last) {
-        trimmed.char_indices().rev().take_while(|(_, c)| is_word(*c)).last().map_or(end, |(i, _)| i)
+        trimmed
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| is_word(*c))
+            .last()
+            .map_or(end, |(i, _)| i)
     } else {
         end - last.len_utf8()
     };
     Some((start, end))
+}
+
+/// What must follow a keyword, when the keyword says more than pest's expected set.
+fn context_phrase(prev: &str, positives: &[Rule]) -> Option<&'static str> {
+    let wants = |r: Rule| positives.contains(&r);
+    Some(match prev {
+        "where" | "and" if wants(Rule::name) || wants(Rule::arg_path) || wants(Rule::condition) => {
+            "a condition (such as `path matches \"/tmp/**\"`)"
+        }
+        "matches" => "a glob string or a regex `re\"...\"`",
+        "because" => "a message string",
+        "contains" => "a string or `any [...]`",
+        "in" if wants(Rule::string_list) || wants(Rule::lbracket) => {
+            "a list of strings such as `[\"a\", \"b\"]`"
+        }
+        "grant" | "needs" => "a permission such as `fs:read`",
+        "default" => "`allow` or `deny`",
+        "allow" | "deny"
+            if wants(Rule::target) || wants(Rule::target_part) || wants(Rule::glob_word) =>
+        {
+            "a rule target (`tool`, `server.tool` or a glob)"
+        }
+        "server" | "agent" | "tool" if wants(Rule::name) => "a name",
+        _ => return None,
+    })
 }
 
 /// A phrase for what a grammar rule stands for.
@@ -157,7 +220,9 @@ fn describe(r: Rule) -> &'static str {
         R::permission => "a permission such as `fs:read`",
         R::params | R::param => "an argument list",
         R::optional => "`?`",
-        R::target | R::target_part | R::glob_word => "a rule target (`tool`, `server.tool` or a glob)",
+        R::target | R::target_part | R::glob_word => {
+            "a rule target (`tool`, `server.tool` or a glob)"
+        }
         R::condition | R::arg_path => "a condition",
         R::present
         | R::kw_present
@@ -180,8 +245,18 @@ fn describe(r: Rule) -> &'static str {
         R::object => "the call's arguments in braces, such as `{ path: \"/tmp\" }`",
         R::pair => "a `key: value` pair",
         R::array | R::value | R::kw_true | R::kw_false | R::kw_null => "a value",
-        R::policy | R::item | R::agent_stmt | R::operator | R::name_char | R::perm_part => "more input",
+        R::policy | R::item | R::agent_stmt | R::operator | R::name_char | R::perm_part => {
+            "more input"
+        }
         R::WHITESPACE | R::COMMENT => "more input",
+        R::lbrace => "`{`",
+        R::rbrace => "`}`",
+        R::lparen => "`(`",
+        R::rparen => "`)`",
+        R::lbracket => "`[`",
+        R::rbracket => "`]`",
+        R::comma => "`,`",
+        R::colon => "`:`",
     }
 }
 

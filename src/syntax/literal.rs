@@ -29,7 +29,11 @@ pub fn decode_string(body: &str) -> Result<String, EscapeError> {
             continue;
         }
         let Some((_, e)) = chars.next() else {
-            return Err(EscapeError { offset: i, len: 1, message: "unfinished escape".into() });
+            return Err(EscapeError {
+                offset: i,
+                len: 1,
+                message: "unfinished escape".into(),
+            });
         };
         match e {
             '"' => out.push('"'),
@@ -55,8 +59,9 @@ pub fn decode_string(body: &str) -> Result<String, EscapeError> {
                         .ok_or(EscapeError {
                             offset: i,
                             len: 6,
-                            message: "a high surrogate escape must be followed by a low surrogate escape"
-                                .into(),
+                            message:
+                                "a high surrogate escape must be followed by a low surrogate escape"
+                                    .into(),
                         })?;
                     for _ in 0..6 {
                         chars.next();
@@ -94,7 +99,11 @@ fn read_hex4(body: &str, at: usize) -> Option<u32> {
 
 fn bad_unicode(offset: usize, body: &str) -> EscapeError {
     let len = body[offset..].chars().take(6).map(char::len_utf8).sum();
-    EscapeError { offset, len, message: "`\\u` must be followed by four hex digits".into() }
+    EscapeError {
+        offset,
+        len,
+        message: "`\\u` must be followed by four hex digits".into(),
+    }
 }
 
 /// Decodes the body of a regex literal `re"..."`: everything is raw except `\"`, which is a
@@ -125,7 +134,10 @@ mod tests {
 
     #[test]
     fn json_escapes_decode() {
-        assert_eq!(decode_string(r#"a\"b\\c\/d\n\t\u00e9"#).unwrap(), "a\"b\\c/d\n\té");
+        assert_eq!(
+            decode_string(r#"a\"b\\c\/d\n\t\u00e9"#).unwrap(),
+            "a\"b\\c/d\n\té"
+        );
         assert_eq!(decode_string(r"\ud83d\ude00").unwrap(), "😀");
     }
 

@@ -21,7 +21,11 @@ pub fn parse_file(file: FileId, text: &str) -> (File, Diagnostics) {
     let resync = resync_points(text);
     let mut start = 0;
     while start <= text.len() {
-        let ctx = Ctx { file, base: start, diags: Vec::new() };
+        let ctx = Ctx {
+            file,
+            base: start,
+            diags: Vec::new(),
+        };
         match parse_items(&text[start..], ctx) {
             Ok((mut parsed, errs)) => {
                 items.append(&mut parsed);
@@ -31,9 +35,17 @@ pub fn parse_file(file: FileId, text: &str) -> (File, Diagnostics) {
             Err(err) => {
                 let pos = start + error_pos(&err);
                 // Re-parse the items before the one that failed, so they are not lost.
-                let item_start = resync.iter().copied().filter(|&r| r >= start && r < pos).last();
+                let item_start = resync
+                    .iter()
+                    .copied()
+                    .rev()
+                    .find(|&r| r >= start && r < pos);
                 if let Some(item_start) = item_start.filter(|&s| s > start) {
-                    let ctx = Ctx { file, base: start, diags: Vec::new() };
+                    let ctx = Ctx {
+                        file,
+                        base: start,
+                        diags: Vec::new(),
+                    };
                     if let Ok((mut parsed, errs)) = parse_items(&text[start..item_start], ctx) {
                         items.append(&mut parsed);
                         diags.extend(errs);
@@ -41,7 +53,11 @@ pub fn parse_file(file: FileId, text: &str) -> (File, Diagnostics) {
                 }
                 diags.push(friendly_parse_error(file, text, pos, &err));
                 let floor = item_start.unwrap_or(start);
-                match resync.iter().copied().find(|&r| r > floor && r >= pos.max(start + 1)) {
+                match resync
+                    .iter()
+                    .copied()
+                    .find(|&r| r > floor && r >= pos.max(start + 1))
+                {
                     Some(next) => start = next,
                     None => break,
                 }
@@ -85,9 +101,29 @@ struct Ctx {
 }
 
 impl Ctx {
+    /// The pair's span, without the trailing whitespace and comments pest may include.
     fn span(&self, pair: &Pair<Rule>) -> Span {
         let s = pair.as_span();
-        Span::new(self.file, self.base + s.start(), self.base + s.end())
+        let text = s.as_str();
+        let mut end = text.len();
+        // Trim whitespace and trailing comments (a comment runs to the end of its line).
+        loop {
+            let trimmed = text[..end].trim_end();
+            let line_start = trimmed.rfind('\n').map_or(0, |i| i + 1);
+            let line = &trimmed[line_start..];
+            match comment_start(line) {
+                Some(c) if line_start + c < trimmed.len() => end = line_start + c,
+                _ => {
+                    end = trimmed.len();
+                    break;
+                }
+            }
+        }
+        Span::new(
+            self.file,
+            self.base + s.start(),
+            self.base + s.start() + end,
+        )
     }
 
     fn name(&mut self, pair: Pair<Rule>) -> Name {
@@ -96,10 +132,22 @@ impl Ctx {
         match inner {
             Some(p) if p.as_rule() == Rule::string => {
                 let lit = self.string(p);
-                Name { text: lit.value, quoted: true, span }
+                Name {
+                    text: lit.value,
+                    quoted: true,
+                    span,
+                }
             }
-            Some(p) => Name { text: p.as_str().to_string(), quoted: false, span },
-            None => Name { text: String::new(), quoted: false, span },
+            Some(p) => Name {
+                text: p.as_str().to_string(),
+                quoted: false,
+                span,
+            },
+            None => Name {
+                text: String::new(),
+                quoted: false,
+                span,
+            },
         }
     }
 
@@ -130,11 +178,17 @@ impl Ctx {
     fn regex(&mut self, pair: Pair<Rule>) -> StrLit {
         let span = self.span(&pair);
         let body = pair.into_inner().next().map(|b| b.as_str()).unwrap_or("");
-        StrLit { value: decode_regex(body), span }
+        StrLit {
+            value: decode_regex(body),
+            span,
+        }
     }
 
     fn permission(&self, pair: Pair<Rule>) -> PermissionLit {
-        PermissionLit { text: pair.as_str().to_string(), span: self.span(&pair) }
+        PermissionLit {
+            text: pair.as_str().to_string(),
+            span: self.span(&pair),
+        }
     }
 
     fn server(&mut self, pair: Pair<Rule>) -> Server {
@@ -148,11 +202,19 @@ impl Ctx {
                 _ => {}
             }
         }
-        Server { name: name.unwrap_or_else(|| self.missing_name(span)), tools, span }
+        Server {
+            name: name.unwrap_or_else(|| self.missing_name(span)),
+            tools,
+            span,
+        }
     }
 
     fn missing_name(&self, span: Span) -> Name {
-        Name { text: String::new(), quoted: false, span }
+        Name {
+            text: String::new(),
+            quoted: false,
+            span,
+        }
     }
 
     fn tool(&mut self, pair: Pair<Rule>) -> ToolDecl {
@@ -191,7 +253,12 @@ impl Ctx {
                 _ => {}
             }
         }
-        ToolDecl { name: name.unwrap_or_else(|| self.missing_name(span)), params, needs, span }
+        ToolDecl {
+            name: name.unwrap_or_else(|| self.missing_name(span)),
+            params,
+            needs,
+            span,
+        }
     }
 
     fn agent(&mut self, pair: Pair<Rule>) -> Agent {
@@ -223,7 +290,11 @@ impl Ctx {
                 _ => {}
             }
         }
-        Agent { name: name.unwrap_or_else(|| self.missing_name(span)), stmts, span }
+        Agent {
+            name: name.unwrap_or_else(|| self.missing_name(span)),
+            stmts,
+            span,
+        }
     }
 
     fn rule(&mut self, pair: Pair<Rule>) -> Rule_ {
@@ -251,29 +322,60 @@ impl Ctx {
         }
         let target = target.unwrap_or(Target {
             server: None,
-            tool: TargetPart { text: "*".into(), quoted: false, span },
+            tool: TargetPart {
+                text: "*".into(),
+                quoted: false,
+                span,
+            },
             span,
         });
-        Rule_ { effect, target, conditions, because, span }
+        Rule_ {
+            effect,
+            target,
+            conditions,
+            because,
+            span,
+        }
     }
 
     fn target(&mut self, pair: Pair<Rule>) -> Target {
         let span = self.span(&pair);
         let mut parts: Vec<TargetPart> = Vec::new();
-        for p in pair.into_inner().filter(|p| p.as_rule() == Rule::target_part) {
+        for p in pair
+            .into_inner()
+            .filter(|p| p.as_rule() == Rule::target_part)
+        {
             let pspan = self.span(&p);
             let inner = p.into_inner().next();
             let part = match inner {
-                Some(q) if q.as_rule() == Rule::string => {
-                    TargetPart { text: self.string(q).value, quoted: true, span: pspan }
-                }
-                Some(q) => TargetPart { text: q.as_str().to_string(), quoted: false, span: pspan },
-                None => TargetPart { text: String::new(), quoted: false, span: pspan },
+                Some(q) if q.as_rule() == Rule::string => TargetPart {
+                    text: self.string(q).value,
+                    quoted: true,
+                    span: pspan,
+                },
+                Some(q) => TargetPart {
+                    text: q.as_str().to_string(),
+                    quoted: false,
+                    span: pspan,
+                },
+                None => TargetPart {
+                    text: String::new(),
+                    quoted: false,
+                    span: pspan,
+                },
             };
             parts.push(part);
         }
-        let tool = parts.pop().unwrap_or(TargetPart { text: "*".into(), quoted: false, span });
-        Target { server: parts.pop(), tool, span }
+        let tool = parts.pop().unwrap_or(TargetPart {
+            text: "*".into(),
+            quoted: false,
+            span,
+        });
+        Target {
+            server: parts.pop(),
+            tool,
+            span,
+        }
     }
 
     fn condition(&mut self, pair: Pair<Rule>) -> Condition {
@@ -283,9 +385,15 @@ impl Ctx {
             Some(a) => {
                 let aspan = self.span(&a);
                 let segments = a.into_inner().map(|n| self.name(n).text).collect();
-                ArgPath { segments, span: aspan }
+                ArgPath {
+                    segments,
+                    span: aspan,
+                }
             }
-            None => ArgPath { segments: Vec::new(), span },
+            None => ArgPath {
+                segments: Vec::new(),
+                span,
+            },
         };
         let op = match inner.next() {
             Some(op) => self.operator(op),
@@ -295,18 +403,34 @@ impl Ctx {
     }
 
     fn strings(&mut self, list: Pair<Rule>) -> Vec<StrLit> {
-        list.into_inner().filter(|p| p.as_rule() == Rule::string).map(|p| self.string(p)).collect()
+        list.into_inner()
+            .filter(|p| p.as_rule() == Rule::string)
+            .map(|p| self.string(p))
+            .collect()
     }
 
     fn operator(&mut self, op: Pair<Rule>) -> CondOp {
         let op_rule = op.as_rule();
         let mut inner = op.into_inner().filter(|p| {
-            !matches!(p.as_rule(), Rule::kw_in | Rule::kw_matches | Rule::kw_contains | Rule::kw_any)
+            !matches!(
+                p.as_rule(),
+                Rule::kw_in | Rule::kw_matches | Rule::kw_contains | Rule::kw_any
+            )
         });
         match op_rule {
             Rule::present => CondOp::Present,
-            Rule::str_eq => CondOp::StrEq(inner.next().map(|s| self.string(s)).unwrap_or_else(empty_lit)),
-            Rule::str_ne => CondOp::StrNe(inner.next().map(|s| self.string(s)).unwrap_or_else(empty_lit)),
+            Rule::str_eq => CondOp::StrEq(
+                inner
+                    .next()
+                    .map(|s| self.string(s))
+                    .unwrap_or_else(empty_lit),
+            ),
+            Rule::str_ne => CondOp::StrNe(
+                inner
+                    .next()
+                    .map(|s| self.string(s))
+                    .unwrap_or_else(empty_lit),
+            ),
             Rule::num_cmp => {
                 let cmp = match inner.next().map(|c| c.as_str()) {
                     Some("<") => CmpOp::Lt,
@@ -333,7 +457,12 @@ impl Ctx {
             Rule::contains_any => {
                 CondOp::ContainsAny(inner.next().map(|l| self.strings(l)).unwrap_or_default())
             }
-            Rule::contains => CondOp::Contains(inner.next().map(|s| self.string(s)).unwrap_or_else(empty_lit)),
+            Rule::contains => CondOp::Contains(
+                inner
+                    .next()
+                    .map(|s| self.string(s))
+                    .unwrap_or_else(empty_lit),
+            ),
             _ => CondOp::Present,
         }
     }
@@ -343,9 +472,13 @@ impl Ctx {
             Ok(n) if n.is_finite() => n,
             _ => {
                 self.diags.push(
-                    Diagnostic::error("toolgate::invalid_number", span, format!("`{text}` is not a finite number"))
-                        .with_label("out of range")
-                        .with_help("write a number within the range of a 64-bit float"),
+                    Diagnostic::error(
+                        "toolgate::invalid_number",
+                        span,
+                        format!("`{text}` is not a finite number"),
+                    )
+                    .with_label("out of range")
+                    .with_help("write a number within the range of a 64-bit float"),
                 );
                 0.0
             }
@@ -363,7 +496,14 @@ impl Ctx {
                 _ => {}
             }
         }
-        TestBlock { name: name.unwrap_or_else(|| StrLit { value: String::new(), span }), expectations, span }
+        TestBlock {
+            name: name.unwrap_or_else(|| StrLit {
+                value: String::new(),
+                span,
+            }),
+            expectations,
+            span,
+        }
     }
 
     fn expectation(&mut self, pair: Pair<Rule>) -> Expectation {
@@ -398,7 +538,11 @@ impl Ctx {
                     )
                 }
                 Rule::reason => {
-                    reason = Some(Name { text: p.as_str().to_string(), quoted: false, span: self.span(&p) })
+                    reason = Some(Name {
+                        text: p.as_str().to_string(),
+                        quoted: false,
+                        span: self.span(&p),
+                    })
                 }
                 _ => {}
             }
@@ -418,14 +562,20 @@ impl Ctx {
     fn object(&mut self, pair: Pair<Rule>) -> serde_json::Value {
         let mut map = serde_json::Map::new();
         for kv in pair.into_inner().filter(|p| p.as_rule() == Rule::pair) {
-            let mut it = kv.into_inner();
-            let (Some(k), Some(v)) = (it.next(), it.next()) else { continue };
+            let mut it = kv.into_inner().filter(|p| p.as_rule() != Rule::colon);
+            let (Some(k), Some(v)) = (it.next(), it.next()) else {
+                continue;
+            };
             let key = self.name(k);
             if map.contains_key(&key.text) {
                 self.diags.push(
-                    Diagnostic::error("toolgate::duplicate_key", key.span, format!("duplicate key `{}`", key.text))
-                        .with_label("already given in this object")
-                        .with_help("give each argument once"),
+                    Diagnostic::error(
+                        "toolgate::duplicate_key",
+                        key.span,
+                        format!("duplicate key `{}`", key.text),
+                    )
+                    .with_label("already given in this object")
+                    .with_help("give each argument once"),
                 );
             }
             let value = self.value(v);
@@ -436,11 +586,17 @@ impl Ctx {
 
     fn value(&mut self, pair: Pair<Rule>) -> serde_json::Value {
         use serde_json::Value;
-        let Some(inner) = pair.into_inner().next() else { return Value::Null };
+        let Some(inner) = pair.into_inner().next() else {
+            return Value::Null;
+        };
         match inner.as_rule() {
             Rule::object => self.object(inner),
             Rule::array => Value::Array(
-                inner.into_inner().filter(|p| p.as_rule() == Rule::value).map(|p| self.value(p)).collect(),
+                inner
+                    .into_inner()
+                    .filter(|p| p.as_rule() == Rule::value)
+                    .map(|p| self.value(p))
+                    .collect(),
             ),
             Rule::string => Value::String(self.string(inner).value),
             Rule::number => {
@@ -470,6 +626,28 @@ impl Ctx {
 
 type Rule_ = super::ast::Rule;
 
+/// Where a comment starts on a line (outside string literals), if it has one.
+fn comment_start(line: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let (mut in_str, mut escaped) = (false, false);
+    for (i, &b) in bytes.iter().enumerate() {
+        if in_str {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_str = false;
+            }
+        } else if b == b'"' {
+            in_str = true;
+        } else if b == b'#' || (b == b'/' && bytes.get(i + 1) == Some(&b'/')) {
+            return Some(i);
+        }
+    }
+    None
+}
+
 fn effect_of(pair: Pair<Rule>) -> Effect {
     if pair.as_str() == "allow" {
         Effect::Allow
@@ -479,5 +657,8 @@ fn effect_of(pair: Pair<Rule>) -> Effect {
 }
 
 fn empty_lit() -> StrLit {
-    StrLit { value: String::new(), span: Span::default() }
+    StrLit {
+        value: String::new(),
+        span: Span::default(),
+    }
 }

@@ -1,0 +1,144 @@
+//! Property tests of the matchers against independent oracles: translated globs compiled
+//! together in one multi-pattern automaton agree with globset (literal separator) pattern by
+//! pattern; needles agree with `str::contains`; path patterns agree with globset applied to
+//! an independently normalized path.
+
+use proptest::prelude::*;
+use toolgate::compile::bitset::BitSet;
+use toolgate::compile::glob::translate;
+use toolgate::compile::matcher::{Limits, NeedleMatcher, PatternSetMatcher};
+
+fn glob_piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("a".to_string()),
+        Just("b".to_string()),
+        Just(".".to_string()),
+        Just("/".to_string()),
+        Just("*".to_string()),
+        Just("**".to_string()),
+        Just("/**/".to_string()),
+        Just("?".to_string()),
+        Just("[ab]".to_string()),
+        Just("[!a]".to_string()),
+        Just("[a-c]".to_string()),
+        Just("{a,b/c}".to_string()),
+        Just("\\*".to_string()),
+        Just("é".to_string()),
+    ]
+}
+
+fn glob() -> impl Strategy<Value = String> {
+    proptest::collection::vec(glob_piece(), 0..6).prop_map(|v| v.concat())
+}
+
+fn value() -> impl Strategy<Value = String> {
+    let piece = proptest::sample::select(vec!["a", "b", "c", "/", ".", "..", "*", "é", "ab/"]);
+    proptest::collection::vec(piece, 0..8).prop_map(|v| v.concat())
+}
+
+fn globset_matches(glob: &str, value: &str) -> Option<bool> {
+    let g = globset::GlobBuilder::new(glob)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .ok()?;
+    Some(g.compile_matcher().is_match(value))
+}
+
+/// An independent lexical normalization, written differently from the engine's.
+fn normalize_oracle(v: &str) -> Option<String> {
+    if !v.starts_with('/') || v.contains('\0') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in v.split('/').filter(|s| !s.is_empty() && *s != ".") {
+        if seg == ".." {
+            parts.pop()?;
+        } else {
+            parts.push(seg);
+        }
+    }
+    Some(format!("/{}", parts.join("/")))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn one_automaton_agrees_with_globset_per_pattern(globs in proptest::collection::vec(glob(), 1..6), v in value()) {
+        let usable: Vec<String> = globs.into_iter().filter(|g| !g.starts_with('/') && globset_matches(g, "").is_some()).collect();
+        prop_assume!(!usable.is_empty());
+        let regexes: Vec<String> = usable.iter().map(|g| translate(g).unwrap().regex).collect();
+        let m = PatternSetMatcher::new(&regexes, Limits::default()).unwrap();
+        let mut set = m.new_set();
+        m.matches(&v, &mut set);
+        for (i, g) in usable.iter().enumerate() {
+            prop_assert_eq!(set.contains(regex_automata::PatternID::must(i)), globset_matches(g, &v).unwrap(), "glob {:?} value {:?}", g, v);
+        }
+    }
+
+    #[test]
+    fn path_patterns_agree_with_globset_after_normalization(tail in glob(), v in value()) {
+        let g = format!("/{tail}");
+        prop_assume!(globset_matches(&g, "").is_some());
+        let t = translate(&g).unwrap();
+        prop_assert!(t.is_path);
+        let m = PatternSetMatcher::new(std::slice::from_ref(&t.regex), Limits::default()).unwrap();
+        let value = format!("/{v}");
+        let engine = toolgate::compile::path::normalize(&value);
+        prop_assert_eq!(&engine, &normalize_oracle(&value));
+        if let Some(n) = engine {
+            let mut set = m.new_set();
+            m.matches(&n, &mut set);
+            let dir_rule = g.strip_suffix("/**").filter(|d| !d.is_empty()).and_then(|d| globset_matches(d, &n)).unwrap_or(false);
+            prop_assert_eq!(set.len() == 1, globset_matches(&g, &n).unwrap() || dir_rule, "glob {:?} value {:?}", g, n);
+        }
+    }
+
+    #[test]
+    fn needles_agree_with_contains(needles in proptest::collection::vec("[ab ]{0,3}", 1..6), hay in "[ab -]{0,12}") {
+        let m = NeedleMatcher::new(&needles).unwrap();
+        let mut seen = BitSet::new(needles.len());
+        let mut found = BitSet::new(needles.len());
+        m.matches(&hay, &mut seen, |i| found.insert(i));
+        for (i, n) in needles.iter().enumerate() {
+            prop_assert_eq!(found.contains(i), hay.contains(n.as_str()), "needle {:?} in {:?}", n, hay);
+        }
+    }
+}
+
+/// Through the whole engine: an allow with a glob admits an array only when every element
+/// matches; a deny with the same glob fires when any element does.
+#[test]
+fn arrays_are_judged_per_effect_through_the_engine() {
+    let policy = r#"
+        tool t(p)
+        agent a { allow t where p matches "x/*" }
+        agent d { default allow  deny t where p matches "x/*" }
+    "#;
+    let engine = toolgate::load::engine_from_str("arrays.policy", policy).unwrap();
+    let decide = |agent: &str, p: serde_json::Value| {
+        engine
+            .decide(&toolgate::Request::new(agent, "t").args(serde_json::json!({ "p": p })))
+            .reason
+            .as_str()
+    };
+    assert_eq!(
+        decide("a", serde_json::json!(["x/1", "x/2"])),
+        "allowed_by_rule"
+    );
+    assert_eq!(
+        decide("a", serde_json::json!(["x/1", "y/2"])),
+        "no_matching_rule"
+    );
+    assert_eq!(
+        decide("d", serde_json::json!(["y/1", "x/2"])),
+        "denied_by_rule"
+    );
+    assert_eq!(
+        decide("d", serde_json::json!(["y/1", "y/2"])),
+        "default_allow"
+    );
+    assert_eq!(decide("a", serde_json::json!([])), "allowed_by_rule");
+    assert_eq!(decide("d", serde_json::json!([])), "default_allow");
+}
