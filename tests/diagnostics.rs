@@ -377,3 +377,15 @@ fn policy_from_sources_reports_the_same() {
         ["toolgate::wildcard_domain", "toolgate::unknown_tool"]
     );
 }
+
+#[test]
+fn needs_with_a_catalog_is_ignored_with_a_warning() {
+    let (diags, sources) = diagnose(&[(
+        "needs.policy",
+        "tool t\nagent a { allow t }\ntest \"x\" { allow a t {} needs fs:read allowed_by_rule }\n",
+    )]);
+    let d = diags.iter().next().expect("a warning");
+    assert_eq!(d.code, "toolgate::needs_ignored");
+    assert_eq!(d.severity, toolgate::Severity::Warning);
+    assert_eq!(sources.slice(d.span), "fs:read");
+}

@@ -115,3 +115,27 @@ fn deeply_nested_requests_are_bad_requests() {
         "bad_request"
     );
 }
+
+/// Thousands of patterns on one argument: the per-thread matcher state must not grow with
+/// patterns × automaton states (it once tried to allocate gigabytes and aborted).
+#[test]
+fn many_patterns_on_one_argument_decide_without_blowing_up() {
+    let mut text = String::from("tool t(path)\nagent a {\n");
+    for i in 0..3000 {
+        text.push_str(&format!(
+            "  allow t where path matches \"/data/team{i}/**/*.csv\"\n"
+        ));
+    }
+    text.push_str("}\n");
+    let engine = toolgate::load::engine_from_str("deep.policy", &text).unwrap();
+    let decide = |p: &str| {
+        engine.decide(&toolgate::Request::new("a", "t").args(serde_json::json!({ "path": p })))
+    };
+    let d = decide("/data/team1234/x/y.csv");
+    assert_eq!(d.reason.as_str(), "allowed_by_rule");
+    assert_eq!(d.rule.as_ref().unwrap().line, 1237);
+    assert_eq!(
+        decide("/data/team99999/y.csv").reason.as_str(),
+        "no_matching_rule"
+    );
+}

@@ -48,6 +48,9 @@ impl PatternSetMatcher {
             .configure(
                 meta::Config::new()
                     .match_kind(MatchKind::All)
+                    // Only "which patterns match" is asked: no capture slots, whose per-thread
+                    // tables would otherwise grow with the number of patterns.
+                    .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
                     .nfa_size_limit(Some(limits.nfa_size))
                     .onepass_size_limit(Some(limits.nfa_size))
                     .dfa_size_limit(Some(limits.nfa_size))

@@ -79,6 +79,20 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
         }
     }
 
+    if !tools.is_empty() {
+        for e in tests.iter().flat_map(|t: &ast::TestBlock| &t.expectations) {
+            if let (Some(first), Some(last)) = (
+                e.needs.as_ref().and_then(|n| n.first()),
+                e.needs.as_ref().and_then(|n| n.last()),
+            ) {
+                r.diags.push(
+                    Diagnostic::warning("toolgate::needs_ignored", first.span.to(last.span), "`needs` is ignored: the policy has a tool catalog")
+                        .with_label("ignored")
+                        .with_help("with a catalog, a tool's permissions come from its declaration; remove `needs` from the expectation"),
+                );
+            }
+        }
+    }
     let catalog = Catalog {
         servers: &servers,
         tools: &tools,
