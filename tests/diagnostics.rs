@@ -389,3 +389,24 @@ fn needs_with_a_catalog_is_ignored_with_a_warning() {
     assert_eq!(d.severity, toolgate::Severity::Warning);
     assert_eq!(sources.slice(d.span), "fs:read");
 }
+
+#[test]
+fn plain_globs_that_look_like_paths_are_warned_about() {
+    let text = "tool t(p)\nagent a {\n  allow t where p matches \"src/**\"\n  deny t where p matches \"tmp/*\"\n  deny t where p matches \"{/a,/b}/**\"\n  allow t where p matches \"/{a,b}/**\"\n}\n";
+    let (diags, sources) = diagnose(&[("globs.policy", text)]);
+    let got: Vec<(&str, String)> = diags
+        .sorted()
+        .into_iter()
+        .map(|d| (d.code, sources.slice(d.span).to_string()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("toolgate::relative_glob_in_allow", "\"src/**\"".to_string()),
+            (
+                "toolgate::alternatives_hide_path",
+                "\"{/a,/b}/**\"".to_string()
+            ),
+        ]
+    );
+}

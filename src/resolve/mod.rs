@@ -294,6 +294,9 @@ impl Resolver<'_> {
         let target = self.target(&rule.target, catalog)?;
         let mut conditions = Vec::new();
         for c in &rule.conditions {
+            if let CondOp::Glob(g) = &c.op {
+                self.glob_warnings(g, rule.effect);
+            }
             if let Some(c) = self.condition(c) {
                 conditions.push(c);
             }
@@ -525,6 +528,36 @@ impl Resolver<'_> {
             text: self.sources.slice(c.span).to_string(),
             span: c.span,
         })
+    }
+
+    /// LANGUAGE.md section 6: plain globs that look like paths in an allow, and alternatives
+    /// that hide a path pattern, are warned about.
+    fn glob_warnings(&mut self, g: &ast::StrLit, effect: Effect) {
+        let glob = g.value.as_str();
+        if glob.starts_with('/') {
+            return;
+        }
+        if glob.starts_with('{') && glob[1..].split(',').any(|alt| alt.starts_with('/')) {
+            self.diags.push(
+                Diagnostic::warning(
+                    "toolgate::alternatives_hide_path",
+                    g.span,
+                    format!("`{glob}` starts with alternatives, so it is a plain glob: values are not normalized"),
+                )
+                .with_label("not a path pattern")
+                .with_help("start the pattern with `/` so `..` and `//` are resolved first: write `/{a,b}/**` rather than `{/a,/b}/**`"),
+            );
+        } else if effect == Effect::Allow && (glob.contains('/') || glob.contains("**")) {
+            self.diags.push(
+                Diagnostic::warning(
+                    "toolgate::relative_glob_in_allow",
+                    g.span,
+                    format!("`{glob}` looks like a relative path, but plain globs are not normalized"),
+                )
+                .with_label("matched as a plain string")
+                .with_help("a value such as `a/../../etc` is compared as written; anchor the pattern at `/` to make it a path pattern, which normalizes values and fails closed on relative ones"),
+            );
+        }
     }
 
     fn test(&mut self, t: &ast::TestBlock) {
