@@ -1,7 +1,7 @@
 //! A fixed-size bitset over small integer IDs (conditions, permissions, domains, rules).
 
 /// A set of IDs `0..len` stored as 64-bit words.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct BitSet {
     words: Vec<u64>,
 }
@@ -16,11 +16,11 @@ impl BitSet {
 
     /// A set holding every ID `0..len`.
     pub fn full(len: usize) -> BitSet {
-        let mut s = BitSet::new(len);
-        for i in 0..len {
-            s.insert(i);
+        let mut words = vec![u64::MAX; len.div_ceil(64)];
+        if let (Some(last), rem @ 1..) = (words.last_mut(), len % 64) {
+            *last = (1u64 << rem) - 1;
         }
-        s
+        BitSet { words }
     }
 
     /// Adds an ID (IDs beyond the capacity are ignored).
@@ -53,6 +53,13 @@ impl BitSet {
         self.words
             .get(i / 64)
             .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    /// Makes the set empty with room for IDs `0..len`, reusing its memory.
+    pub fn reset(&mut self, len: usize) {
+        let words = len.div_ceil(64);
+        self.words.clear();
+        self.words.resize(words, 0);
     }
 
     /// Removes every ID.
@@ -91,6 +98,10 @@ mod tests {
     use super::BitSet;
     use proptest::prelude::*;
 
+    fn ops_len(model: &std::collections::BTreeSet<usize>) -> usize {
+        model.iter().next_back().map_or(0, |m| m + 1)
+    }
+
     proptest! {
         #[test]
         fn behaves_like_a_set(ops in proptest::collection::vec((0usize..200, 0u8..3), 0..100)) {
@@ -104,6 +115,8 @@ mod tests {
                 }
             }
             prop_assert_eq!(s.iter().collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
+            let len = ops_len(&model);
+            prop_assert_eq!(BitSet::full(len).iter().collect::<Vec<_>>(), (0..len).collect::<Vec<_>>());
             for i in 0..200 { prop_assert_eq!(s.contains(i), model.contains(&i)); }
         }
     }

@@ -8,21 +8,24 @@
 //! Each rule is indexed under one "key" condition, so finding the rules that fire costs the
 //! number of satisfied conditions, not the number of rules.
 
-use super::matcher::{Limits, MatcherError, NeedleMatcher, PatternSetMatcher};
+use super::dfa::{DfaError, DfaLimits};
+use super::index::{Automata, PatternIndex};
+use super::matcher::NeedleMatcher;
 use crate::resolve::{CondDef, CondTest, RuleDef, StrPattern};
 use crate::syntax::ast::{CmpOp, Effect};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Patterns compiled together, and the conditions each pattern satisfies.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct PatternConds<M> {
     pub matcher: M,
     pub conds: Vec<Vec<u32>>,
 }
 
 /// Everything the rules of a group ask of one argument path.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct ArgMatcher {
     /// The argument path.
     pub path: Vec<String>,
@@ -30,11 +33,11 @@ pub(crate) struct ArgMatcher {
     pub lo: usize,
     pub hi: usize,
     /// Patterns over the raw string value.
-    pub raw: Option<PatternConds<PatternSetMatcher>>,
+    pub raw: Option<PatternConds<PatternIndex>>,
     /// Path patterns over the normalized value.
-    pub norm: Option<PatternConds<PatternSetMatcher>>,
-    /// `contains` needles.
-    pub needles: Option<PatternConds<NeedleMatcher>>,
+    pub norm: Option<PatternConds<PatternIndex>>,
+    /// `contains` needles (an index into the engine's needle matchers).
+    pub needles: Option<PatternConds<u32>>,
     /// Numeric comparisons.
     pub numeric: Vec<(u32, CmpOp, f64)>,
     /// `present` conditions.
@@ -46,7 +49,7 @@ pub(crate) struct ArgMatcher {
 }
 
 /// The rules of one agent for one tool (or, without a catalog, all of an agent's rules).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Group {
     /// Global rule IDs in source order; a rule's local ID is its index here.
     pub rules: Vec<u32>,
@@ -58,6 +61,9 @@ pub(crate) struct Group {
     pub keyed: Vec<Vec<u32>>,
     /// Local rules with no condition, ascending.
     pub unconditional: Vec<u32>,
+    /// Per argument: the local rules keyed on one of its conditions other than `present`,
+    /// ascending (the rules an absent argument satisfies vacuously in an allow).
+    pub arg_keyed: Vec<Vec<u32>>,
     /// Number of distinct conditions.
     pub n_conds: usize,
     /// Each condition as written, for explanations.
@@ -71,7 +77,33 @@ pub(crate) struct Group {
 pub(crate) struct GroupError {
     pub arg: String,
     pub first_rule: usize,
-    pub error: MatcherError,
+    pub error: DfaError,
+}
+
+/// Compile-time state shared by every group: the automata and the needle matchers, each
+/// deduplicated.
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    pub automata: Automata,
+    pub needles: Vec<NeedleMatcher>,
+    pub needle_ids: HashMap<Vec<String>, u32>,
+    pub limits: DfaLimits,
+}
+
+impl Shared {
+    fn needles(&mut self, needles: Vec<String>) -> Result<u32, DfaError> {
+        if let Some(&id) = self.needle_ids.get(&needles) {
+            return Ok(id);
+        }
+        let m = NeedleMatcher::new(&needles).map_err(|e| DfaError {
+            message: e.message,
+            too_large: e.too_large,
+        })?;
+        self.needles.push(m);
+        let id = self.needles.len() as u32 - 1;
+        self.needle_ids.insert(needles, id);
+        Ok(id)
+    }
 }
 
 fn cond_key(c: &CondDef) -> String {
@@ -79,7 +111,7 @@ fn cond_key(c: &CondDef) -> String {
 }
 
 /// Builds a group from rules given as (global ID, definition), in source order.
-pub(crate) fn build(rules: &[(u32, &RuleDef)], limits: Limits) -> Result<Group, GroupError> {
+pub(crate) fn build(rules: &[(u32, &RuleDef)], shared: &mut Shared) -> Result<Group, GroupError> {
     // Distinct conditions, grouped by argument path in order of first appearance.
     let mut paths: Vec<&Vec<String>> = Vec::new();
     let mut per_path: Vec<Vec<&CondDef>> = Vec::new();
@@ -110,7 +142,7 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], limits: Limits) -> Result<Group, 
             next += 1;
         }
         let hi = next as usize;
-        let arg = build_arg(paths[i], conds, lo, limits).map_err(|error| GroupError {
+        let arg = build_arg(paths[i], conds, lo, shared).map_err(|error| GroupError {
             arg: paths[i].join("."),
             first_rule: rules
                 .iter()
@@ -128,6 +160,7 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], limits: Limits) -> Result<Group, 
         rule_conds: Vec::with_capacity(rules.len()),
         keyed: vec![Vec::new(); n_conds],
         unconditional: Vec::new(),
+        arg_keyed: vec![Vec::new(); args.len()],
         n_conds,
         cond_text,
         args,
@@ -150,12 +183,29 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], limits: Limits) -> Result<Group, 
             })
             .or(if conds.is_empty() { None } else { Some(0) });
         match key {
-            Some(k) => group.keyed[conds[k] as usize].push(local as u32),
+            Some(k) => {
+                let c = conds[k];
+                group.keyed[c as usize].push(local as u32);
+                if let Some(a) = group.arg_of(c) {
+                    if !group.args[a].present.contains(&c) {
+                        group.arg_keyed[a].push(local as u32);
+                    }
+                }
+            }
             None => group.unconditional.push(local as u32),
         }
         group.rule_conds.push(conds);
     }
     Ok(group)
+}
+
+impl Group {
+    /// The argument a condition is about.
+    pub(crate) fn arg_of(&self, cond: u32) -> Option<usize> {
+        let c = cond as usize;
+        let i = self.args.partition_point(|a| a.hi <= c);
+        (i < self.args.len() && self.args[i].lo <= c).then_some(i)
+    }
 }
 
 fn one_of_regex(values: &[String]) -> String {
@@ -167,14 +217,8 @@ fn build_arg(
     path: &[String],
     conds: &[&CondDef],
     lo: usize,
-    limits: Limits,
-) -> Result<ArgMatcher, MatcherError> {
-    let mut raw: Vec<String> = Vec::new();
-    let mut raw_conds: Vec<Vec<u32>> = Vec::new();
-    let mut norm: Vec<String> = Vec::new();
-    let mut norm_conds: Vec<Vec<u32>> = Vec::new();
-    let mut needles: Vec<String> = Vec::new();
-    let mut needle_conds: Vec<Vec<u32>> = Vec::new();
+    shared: &mut Shared,
+) -> Result<ArgMatcher, DfaError> {
     let mut m = ArgMatcher {
         path: path.to_vec(),
         lo,
@@ -187,15 +231,30 @@ fn build_arg(
         negated: Vec::new(),
         path_conds: Vec::new(),
     };
-    fn add(pats: &mut Vec<String>, pc: &mut Vec<Vec<u32>>, p: String, id: u32) {
-        match pats.iter().position(|q| *q == p) {
-            Some(i) => pc[i].push(id),
-            None => {
-                pats.push(p);
-                pc.push(vec![id]);
+    /// Distinct patterns in first-seen order, each with the conditions it satisfies.
+    #[derive(Default)]
+    struct Patterns {
+        sources: Vec<String>,
+        conds: Vec<Vec<u32>>,
+        index: HashMap<String, usize>,
+    }
+    impl Patterns {
+        fn add(&mut self, p: String, id: u32) {
+            match self.index.get(&p) {
+                Some(&i) => self.conds[i].push(id),
+                None => {
+                    self.index.insert(p.clone(), self.sources.len());
+                    self.sources.push(p);
+                    self.conds.push(vec![id]);
+                }
             }
         }
     }
+    let (mut raw, mut norm, mut needles) = (
+        Patterns::default(),
+        Patterns::default(),
+        Patterns::default(),
+    );
     for (i, c) in conds.iter().enumerate() {
         let id = (lo + i) as u32;
         match &c.test {
@@ -203,7 +262,7 @@ fn build_arg(
             CondTest::Num(op, n) => m.numeric.push((id, *op, *n)),
             CondTest::Contains(list) => {
                 for n in list {
-                    add(&mut needles, &mut needle_conds, n.clone(), id);
+                    needles.add(n.clone(), id);
                 }
             }
             CondTest::Str { pattern, negated } => {
@@ -212,37 +271,34 @@ fn build_arg(
                 }
                 match pattern {
                     StrPattern::OneOf(values) if values.is_empty() => {}
-                    StrPattern::OneOf(values) => {
-                        add(&mut raw, &mut raw_conds, one_of_regex(values), id)
-                    }
-                    StrPattern::Glob { regex, .. } => {
-                        add(&mut raw, &mut raw_conds, regex.clone(), id)
-                    }
-                    StrPattern::Regex(regex) => add(&mut raw, &mut raw_conds, regex.clone(), id),
+                    StrPattern::OneOf(values) => raw.add(one_of_regex(values), id),
+                    StrPattern::Glob { regex, .. } => raw.add(regex.clone(), id),
+                    StrPattern::Regex(regex) => raw.add(regex.clone(), id),
                     StrPattern::PathGlob { regex, .. } => {
                         m.path_conds.push(id);
-                        add(&mut norm, &mut norm_conds, regex.clone(), id)
+                        norm.add(regex.clone(), id)
                     }
                 }
             }
         }
     }
-    if !raw.is_empty() {
+    let limits = shared.limits;
+    if !raw.sources.is_empty() {
         m.raw = Some(PatternConds {
-            matcher: PatternSetMatcher::new(&raw, limits)?,
-            conds: raw_conds,
+            matcher: PatternIndex::build(&raw.sources, &mut shared.automata, limits)?,
+            conds: raw.conds,
         });
     }
-    if !norm.is_empty() {
+    if !norm.sources.is_empty() {
         m.norm = Some(PatternConds {
-            matcher: PatternSetMatcher::new(&norm, limits)?,
-            conds: norm_conds,
+            matcher: PatternIndex::build(&norm.sources, &mut shared.automata, limits)?,
+            conds: norm.conds,
         });
     }
-    if !needles.is_empty() {
+    if !needles.sources.is_empty() {
         m.needles = Some(PatternConds {
-            matcher: NeedleMatcher::new(&needles)?,
-            conds: needle_conds,
+            matcher: shared.needles(needles.sources)?,
+            conds: needles.conds,
         });
     }
     Ok(m)

@@ -3,8 +3,10 @@
 //! (agent, tool) with one multi-pattern matcher per argument.
 
 pub mod bitset;
+pub mod dfa;
 pub mod glob;
 pub(crate) mod group;
+pub mod index;
 pub mod matcher;
 pub mod path;
 
@@ -14,14 +16,15 @@ use crate::resolve::{Grant, NamePattern, Policy, RuleDef};
 use crate::syntax::ast::Effect;
 use crate::RuleRef;
 use bitset::BitSet;
+use dfa::{DfaError, DfaLimits};
 use group::Group;
-use matcher::{Limits, PatternSetMatcher};
+use index::{Automata, PatternIndex};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Compiles a resolved policy with the default size limits.
 pub fn compile(policy: &Policy) -> Result<Engine, Diagnostics> {
-    compile_with_limits(policy, Limits::default())
+    compile_with_limits(policy, DfaLimits::default())
 }
 
 /// A name pattern ready to test many names.
@@ -55,7 +58,11 @@ impl NameTest {
 
 /// Compiles a resolved policy with explicit automaton size limits. Exceeding a limit is a
 /// diagnostic, never an abort.
-pub fn compile_with_limits(policy: &Policy, limits: Limits) -> Result<Engine, Diagnostics> {
+pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Engine, Diagnostics> {
+    let mut shared = group::Shared {
+        limits,
+        ..group::Shared::default()
+    };
     let mut diags = Diagnostics::new();
     let mut perms = PermTable::default();
     for tool in &policy.tools {
@@ -120,7 +127,7 @@ pub fn compile_with_limits(policy: &Policy, limits: Limits) -> Result<Engine, Di
         if let Some(&g) = group_ids.get(&key) {
             return g;
         }
-        match group::build(members, limits) {
+        match group::build(members, &mut shared) {
             Ok(g) => {
                 groups.push(g);
                 let id = groups.len() as u32 - 1;
@@ -273,9 +280,11 @@ pub fn compile_with_limits(policy: &Policy, limits: Limits) -> Result<Engine, Di
         })
     } else {
         for (ai, agent) in policy.agents.iter().enumerate() {
-            let members = &agent_rules[ai];
-            agents[ai].group = build_group(members, &agent.name, &mut diags);
-            match TargetMatcher::new(members.iter().map(|(_, r)| &r.target), limits) {
+            agents[ai].group = build_group(&agent_rules[ai], &agent.name, &mut diags);
+        }
+        for (ai, agent) in policy.agents.iter().enumerate() {
+            let targets = agent_rules[ai].iter().map(|(_, r)| &r.target);
+            match TargetMatcher::new(targets, &mut shared.automata, limits) {
                 Ok(t) => agents[ai].targets = Some(t),
                 Err(e) => diags.push(
                     Diagnostic::error(
@@ -304,6 +313,8 @@ pub fn compile_with_limits(policy: &Policy, limits: Limits) -> Result<Engine, Di
         rules,
         groups,
         perms,
+        shared.automata,
+        shared.needles,
     ))
 }
 
@@ -311,8 +322,9 @@ impl TargetMatcher {
     /// Compiles rule targets (in local rule order) for matching at run time.
     fn new<'a>(
         targets: impl Iterator<Item = &'a crate::resolve::TargetDef>,
-        limits: Limits,
-    ) -> Result<TargetMatcher, matcher::MatcherError> {
+        automata: &mut Automata,
+        limits: DfaLimits,
+    ) -> Result<TargetMatcher, DfaError> {
         let mut tool_patterns = Vec::new();
         let mut tool_rules = Vec::new();
         let mut server_patterns = Vec::new();
@@ -343,10 +355,10 @@ impl TargetMatcher {
         }
         Ok(TargetMatcher {
             n_rules: n,
-            tool: PatternSetMatcher::new(&tool_patterns, limits)?,
+            tool: PatternIndex::build(&tool_patterns, automata, limits)?,
             tool_rules,
             tool_any,
-            server: PatternSetMatcher::new(&server_patterns, limits)?,
+            server: PatternIndex::build(&server_patterns, automata, limits)?,
             server_rules,
             server_any,
             no_server,

@@ -52,7 +52,7 @@ impl Reason {
 }
 
 /// Where the deciding rule is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct RuleRef {
     /// The agent the rule belongs to.
     pub agent: String,

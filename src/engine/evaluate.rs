@@ -1,175 +1,303 @@
 //! Running a rule group against a call's arguments: one matcher pass per argument value, then
-//! the firing rules read off the satisfied-condition bitsets.
+//! the firing rules read off the satisfied conditions.
+//!
+//! The work is proportional to the arguments and to the conditions that hold, not to the
+//! number of rules: satisfied conditions are set sparsely in per-thread bitsets, and rules are
+//! reached through the condition they are keyed on.
 
 use super::args::collect;
 use crate::compile::bitset::BitSet;
 use crate::compile::group::{ArgMatcher, Group};
+use crate::compile::index::Automata;
+use crate::compile::matcher::NeedleMatcher;
 use crate::compile::path::normalize;
+use crate::syntax::ast::Effect;
 use serde_json::{Map, Value};
-
-/// Which conditions hold, judged per effect.
-pub(crate) struct Satisfied {
-    /// Conditions that hold for an `allow` (every value satisfies; absent is vacuous).
-    pub allow: BitSet,
-    /// Conditions that hold for a `deny` (some value satisfies; absent never does).
-    pub deny: BitSet,
-}
+use std::cell::RefCell;
 
 /// The firing rules (local IDs), first in source order.
 pub(crate) struct Outcome {
     pub first_deny: Option<u32>,
     pub first_allow: Option<u32>,
-    pub satisfied: Satisfied,
+    /// When explaining: per local rule, `None` if it fired, else its first failing condition.
+    pub trace: Option<Vec<Option<u32>>>,
+}
+
+/// How an argument was found in the call.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ArgState {
+    /// Not in the call: vacuous in an allow (except `present`), never evidence in a deny.
+    Absent,
+    /// Present with no values (an empty array): vacuous in an allow, never fires a deny
+    /// (except `present`).
+    Empty,
+    /// Present with values: judged per value.
+    Judged,
+}
+
+/// Per-thread buffers, reused across decisions.
+#[derive(Default)]
+struct Scratch {
+    allow: BitSet,
+    deny: BitSet,
+    states: Vec<ArgState>,
+    hits: Vec<u32>,
+    dfa: Vec<u32>,
+    value: Vec<u32>,
+    common: Vec<u32>,
+    seen: BitSet,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// The shared automata an evaluation reads.
+struct Judge<'e> {
+    automata: &'e Automata,
+    needles: &'e [NeedleMatcher],
 }
 
 impl Group {
     /// Evaluates the group. `candidates`, when given, limits which local rules may fire
-    /// (policies without a catalog select rules by target at run time).
+    /// (policies without a catalog select rules by target at run time). Returns `None` when
+    /// a matcher failed (the caller denies).
     pub(crate) fn evaluate(
         &self,
         args: &Map<String, Value>,
         candidates: Option<&BitSet>,
-    ) -> Outcome {
-        let mut allow = BitSet::full(self.n_conds);
-        let mut deny = BitSet::new(self.n_conds);
-        let mut sat = BitSet::new(self.n_conds);
+        automata: &Automata,
+        needles: &[NeedleMatcher],
+        explain: bool,
+    ) -> Option<Outcome> {
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut scratch) => {
+                self.evaluate_with(args, candidates, automata, needles, explain, &mut scratch)
+            }
+            // Re-entered on this thread (cannot happen in practice): use fresh buffers.
+            Err(_) => self.evaluate_with(
+                args,
+                candidates,
+                automata,
+                needles,
+                explain,
+                &mut Scratch::default(),
+            ),
+        })
+    }
+
+    fn evaluate_with(
+        &self,
+        args: &Map<String, Value>,
+        candidates: Option<&BitSet>,
+        automata: &Automata,
+        needles: &[NeedleMatcher],
+        explain: bool,
+        s: &mut Scratch,
+    ) -> Option<Outcome> {
+        s.allow.reset(self.n_conds);
+        s.deny.reset(self.n_conds);
+        s.states.clear();
+        let judge = Judge { automata, needles };
         let mut values = Vec::new();
         for arg in &self.args {
-            arg.judge(args, &mut values, &mut sat, &mut allow, &mut deny);
+            let state = judge.judge(arg, args, &mut values, s)?;
+            s.states.push(state);
         }
-        let fires = |local: u32, acc: &BitSet| {
-            candidates.is_none_or(|c| c.contains(local as usize))
+        let s = &*s;
+        let holds = |c: u32, effect: Effect| -> bool {
+            let Some(a) = self.arg_of(c) else {
+                return false;
+            };
+            let arg = &self.args[a];
+            match (effect, s.states[a]) {
+                (Effect::Deny, _) => s.deny.contains(c as usize),
+                (Effect::Allow, ArgState::Absent) => !arg.present.contains(&c),
+                (Effect::Allow, ArgState::Empty) => true,
+                (Effect::Allow, ArgState::Judged) => s.allow.contains(c as usize),
+            }
+        };
+        let candidate = |local: u32| candidates.is_none_or(|c| c.contains(local as usize));
+        let fires = |local: u32| {
+            let effect = self.effects[local as usize];
+            candidate(local)
                 && self.rule_conds[local as usize]
                     .iter()
-                    .all(|&c| acc.contains(c as usize))
+                    .all(|&c| holds(c, effect))
         };
-        let mut first_deny: Option<u32> = None;
-        let mut first_allow: Option<u32> = None;
-        let mut consider = |local: u32, effect_is_deny: bool| {
-            let slot = if effect_is_deny {
-                &mut first_deny
-            } else {
-                &mut first_allow
-            };
+        let mut first = [None::<u32>, None::<u32>]; // [allow, deny]
+        let mut consider = |local: u32| {
+            let slot = &mut first[(self.effects[local as usize] == Effect::Deny) as usize];
             if slot.is_none_or(|f| local < f) {
                 *slot = Some(local);
             }
         };
         for &local in &self.unconditional {
-            let is_deny = self.effects[local as usize] == crate::syntax::ast::Effect::Deny;
-            if candidates.is_none_or(|c| c.contains(local as usize)) {
-                consider(local, is_deny);
+            if candidate(local) {
+                consider(local);
             }
         }
-        for c in deny.iter() {
+        // Rules keyed on a condition that holds for a judged or empty argument.
+        for c in s.deny.iter().chain(s.allow.iter()) {
             for &local in &self.keyed[c] {
-                if self.effects[local as usize] == crate::syntax::ast::Effect::Deny
-                    && fires(local, &deny)
-                {
-                    consider(local, true);
+                if fires(local) {
+                    consider(local);
                 }
             }
         }
-        for c in allow.iter() {
-            for &local in &self.keyed[c] {
-                if self.effects[local as usize] == crate::syntax::ast::Effect::Allow
-                    && fires(local, &allow)
+        // Rules keyed on an absent argument (or an empty array) hold that condition vacuously
+        // in an allow: the first of them that fires is the only one that can matter.
+        for (a, state) in s.states.iter().enumerate() {
+            if *state != ArgState::Judged {
+                if let Some(&local) = self.arg_keyed[a]
+                    .iter()
+                    .find(|&&l| self.effects[l as usize] == Effect::Allow && fires(l))
                 {
-                    consider(local, false);
+                    consider(local);
                 }
             }
         }
-        Outcome {
-            first_deny,
-            first_allow,
-            satisfied: Satisfied { allow, deny },
-        }
+        let trace = explain.then(|| {
+            (0..self.rules.len() as u32)
+                .map(|local| {
+                    let effect = self.effects[local as usize];
+                    self.rule_conds[local as usize]
+                        .iter()
+                        .copied()
+                        .find(|&c| !holds(c, effect))
+                })
+                .collect()
+        });
+        Some(Outcome {
+            first_allow: first[0],
+            first_deny: first[1],
+            trace,
+        })
     }
 }
 
-impl ArgMatcher {
+impl Judge<'_> {
+    /// Judges one argument into the scratch bitsets; `None` when a matcher failed.
     fn judge<'a>(
         &self,
+        arg: &ArgMatcher,
         args: &'a Map<String, Value>,
         values: &mut Vec<&'a Value>,
-        sat: &mut BitSet,
-        allow: &mut BitSet,
-        deny: &mut BitSet,
-    ) {
-        if !collect(args, &self.path, values) {
-            // Absent: vacuous in an allow (except `present`), never evidence for a deny.
-            for &c in &self.present {
-                allow.remove(c as usize);
-            }
-            return;
+        s: &mut Scratch,
+    ) -> Option<ArgState> {
+        if !collect(args, &arg.path, values) {
+            return Some(ArgState::Absent);
         }
-        for &c in &self.present {
-            deny.insert(c as usize);
+        for &c in &arg.present {
+            s.deny.insert(c as usize);
+            s.allow.insert(c as usize);
         }
-        let mut raw_set = self.raw.as_ref().map(|r| r.matcher.new_set());
-        let mut norm_set = self.norm.as_ref().map(|r| r.matcher.new_set());
-        let mut seen = self.needles.as_ref().map(|n| BitSet::new(n.matcher.len()));
-        for value in values.iter() {
-            sat.clear_range(self.lo, self.hi);
-            let mut unreadable_path = false;
-            match value {
-                Value::String(s) => {
-                    if let (Some(r), Some(set)) = (&self.raw, raw_set.as_mut()) {
-                        r.matcher.matches(s, set);
-                        for pid in set.iter() {
-                            for &c in &r.conds[pid.as_usize()] {
-                                sat.insert(c as usize);
-                            }
-                        }
-                    }
-                    if let (Some(n), Some(seen)) = (&self.needles, seen.as_mut()) {
-                        n.matcher.matches(s, seen, |id| {
-                            for &c in &n.conds[id] {
-                                sat.insert(c as usize);
-                            }
-                        });
-                    }
-                    if let (Some(r), Some(set)) = (&self.norm, norm_set.as_mut()) {
-                        match normalize(s) {
-                            Some(path) => {
-                                r.matcher.matches(&path, set);
-                                for pid in set.iter() {
-                                    for &c in &r.conds[pid.as_usize()] {
-                                        sat.insert(c as usize);
-                                    }
-                                }
-                            }
-                            None => unreadable_path = true,
-                        }
-                    }
-                }
-                Value::Number(n) => {
-                    if let Some(x) = n.as_f64() {
-                        for &(c, op, rhs) in &self.numeric {
-                            if op.apply(x, rhs) {
-                                sat.insert(c as usize);
-                            }
-                        }
-                    }
-                    unreadable_path = true;
-                }
-                _ => unreadable_path = true,
+        if values.is_empty() {
+            return Some(ArgState::Empty);
+        }
+        for (i, value) in values.iter().enumerate() {
+            let unreadable_path = self.value_hits(arg, value, s)?;
+            // Deny: some value satisfies.
+            for &c in &s.value {
+                s.deny.insert(c as usize);
             }
-            for &c in &self.negated {
-                sat.toggle(c as usize);
-            }
-            for &c in &self.present {
-                sat.insert(c as usize);
-            }
-            allow.and_range(sat, self.lo, self.hi);
-            deny.or_range(sat, self.lo, self.hi);
             if unreadable_path {
                 // A value that cannot be read as an absolute path fails closed: it never
                 // satisfies a path pattern in an allow, and always does in a deny.
-                for &c in &self.path_conds {
-                    deny.insert(c as usize);
+                for &c in &arg.path_conds {
+                    s.deny.insert(c as usize);
                 }
             }
+            // Allow: every value satisfies (intersection, kept sorted).
+            if i == 0 {
+                s.common.clear();
+                s.common.extend_from_slice(&s.value);
+            } else {
+                let value = &s.value;
+                s.common.retain(|c| value.binary_search(c).is_ok());
+            }
         }
+        for &c in &s.common {
+            s.allow.insert(c as usize);
+        }
+        Some(ArgState::Judged)
+    }
+
+    /// Fills `s.value` with the conditions (sorted, distinct) one value satisfies in the
+    /// allow sense, `present` excepted. Returns whether the value is unreadable as a path.
+    fn value_hits(&self, arg: &ArgMatcher, value: &Value, s: &mut Scratch) -> Option<bool> {
+        s.value.clear();
+        let mut unreadable_path = false;
+        match value {
+            Value::String(text) => {
+                if let Some(r) = &arg.raw {
+                    s.hits.clear();
+                    if !r
+                        .matcher
+                        .matches(text.as_bytes(), self.automata, &mut s.dfa, &mut s.hits)
+                    {
+                        return None;
+                    }
+                    for &p in &s.hits {
+                        s.value
+                            .extend(r.conds.get(p as usize).into_iter().flatten());
+                    }
+                }
+                if let Some(n) = &arg.needles {
+                    let m = self.needles.get(n.matcher as usize)?;
+                    s.seen.reset(m.len());
+                    let (value_out, conds) = (&mut s.value, &n.conds);
+                    if !m.matches(text, &mut s.seen, |id| {
+                        value_out.extend(conds.get(id).into_iter().flatten())
+                    }) {
+                        return None;
+                    }
+                }
+                if let Some(r) = &arg.norm {
+                    match normalize(text) {
+                        Some(path) => {
+                            s.hits.clear();
+                            if !r.matcher.matches(
+                                path.as_bytes(),
+                                self.automata,
+                                &mut s.dfa,
+                                &mut s.hits,
+                            ) {
+                                return None;
+                            }
+                            for &p in &s.hits {
+                                s.value
+                                    .extend(r.conds.get(p as usize).into_iter().flatten());
+                            }
+                        }
+                        None => unreadable_path = true,
+                    }
+                }
+            }
+            Value::Number(n) => {
+                if let Some(x) = n.as_f64() {
+                    s.value.extend(
+                        arg.numeric
+                            .iter()
+                            .filter(|(_, op, rhs)| op.apply(x, *rhs))
+                            .map(|(c, _, _)| *c),
+                    );
+                }
+                unreadable_path = true;
+            }
+            _ => unreadable_path = true,
+        }
+        s.value.sort_unstable();
+        s.value.dedup();
+        // `!=` is the negation of its `==` pattern, judged per value.
+        for &c in &arg.negated {
+            match s.value.binary_search(&c) {
+                Ok(i) => {
+                    s.value.remove(i);
+                }
+                Err(i) => s.value.insert(i, c),
+            }
+        }
+        Some(unreadable_path)
     }
 }

@@ -15,25 +15,63 @@ pub use request::{BadRequest, Request};
 
 use crate::compile::bitset::BitSet;
 use crate::compile::group::Group;
-use crate::compile::matcher::PatternSetMatcher;
+use crate::compile::index::{Automata, PatternIndex};
+use crate::compile::matcher::NeedleMatcher;
 use crate::resolve::{parse_permission, Permission};
 use crate::syntax::ast::Effect;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Interned permissions and domains.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct PermTable {
     names: Vec<String>,
     domain_of: Vec<u32>,
+    domain_names: Vec<String>,
+    #[serde(skip)]
     index: HashMap<String, u32>,
+    #[serde(skip)]
     domains: HashMap<String, u32>,
 }
 
 impl PermTable {
     pub(crate) fn intern_domain(&mut self, d: &str) -> u32 {
-        let n = self.domains.len() as u32;
-        *self.domains.entry(d.to_string()).or_insert(n)
+        if let Some(&id) = self.domains.get(d) {
+            return id;
+        }
+        let id = self.domain_names.len() as u32;
+        self.domain_names.push(d.to_string());
+        self.domains.insert(d.to_string(), id);
+        id
+    }
+
+    /// Rebuilds the lookup maps and checks every reference (after loading a bundle).
+    pub(crate) fn rebuild(&mut self) -> Result<(), String> {
+        if self.domain_of.len() != self.names.len()
+            || self
+                .domain_of
+                .iter()
+                .any(|&d| d as usize >= self.domain_names.len())
+        {
+            return Err("permission table is inconsistent".into());
+        }
+        self.index = self
+            .names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i as u32))
+            .collect();
+        self.domains = self
+            .domain_names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i as u32))
+            .collect();
+        if self.index.len() != self.names.len() || self.domains.len() != self.domain_names.len() {
+            return Err("permission table has duplicates".into());
+        }
+        Ok(())
     }
     pub(crate) fn intern(&mut self, p: &Permission) -> u32 {
         let d = self.intern_domain(&p.domain);
@@ -57,7 +95,7 @@ impl PermTable {
         self.names.len()
     }
     pub(crate) fn domain_len(&self) -> usize {
-        self.domains.len()
+        self.domain_names.len()
     }
     pub(crate) fn name(&self, id: u32) -> &str {
         &self.names[id as usize]
@@ -65,7 +103,7 @@ impl PermTable {
 }
 
 /// What one agent was granted: bitsets over interned permissions and domains.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct GrantSet {
     pub all: bool,
     pub exact: BitSet,
@@ -98,28 +136,33 @@ impl GrantSet {
 }
 
 /// Rule targets compiled for run-time selection (policies without a catalog).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct TargetMatcher {
     pub n_rules: usize,
-    pub tool: PatternSetMatcher,
+    pub tool: PatternIndex,
     pub tool_rules: Vec<u32>,
     pub tool_any: Vec<u32>,
-    pub server: PatternSetMatcher,
+    pub server: PatternIndex,
     pub server_rules: Vec<u32>,
     pub server_any: Vec<u32>,
     pub no_server: Vec<u32>,
 }
 
 impl TargetMatcher {
-    fn candidates(&self, server: Option<&str>, tool: &str) -> BitSet {
+    fn candidates(&self, server: Option<&str>, tool: &str, automata: &Automata) -> Option<BitSet> {
+        let (mut scratch, mut hits) = (Vec::new(), Vec::new());
         let mut tool_ok = BitSet::new(self.n_rules);
         for &r in &self.tool_any {
             tool_ok.insert(r as usize);
         }
-        let mut set = self.tool.new_set();
-        self.tool.matches(tool, &mut set);
-        for p in set.iter() {
-            tool_ok.insert(self.tool_rules[p.as_usize()] as usize);
+        if !self
+            .tool
+            .matches(tool.as_bytes(), automata, &mut scratch, &mut hits)
+        {
+            return None;
+        }
+        for &p in &hits {
+            tool_ok.insert(*self.tool_rules.get(p as usize)? as usize);
         }
         let mut out = BitSet::new(self.n_rules);
         for &r in &self.no_server {
@@ -133,21 +176,26 @@ impl TargetMatcher {
                     out.insert(r as usize);
                 }
             }
-            let mut set = self.server.new_set();
-            self.server.matches(server, &mut set);
-            for p in set.iter() {
-                let r = self.server_rules[p.as_usize()] as usize;
+            hits.clear();
+            if !self
+                .server
+                .matches(server.as_bytes(), automata, &mut scratch, &mut hits)
+            {
+                return None;
+            }
+            for &p in &hits {
+                let r = *self.server_rules.get(p as usize)? as usize;
                 if tool_ok.contains(r) {
                     out.insert(r);
                 }
             }
         }
-        out
+        Some(out)
     }
 }
 
 /// One compiled agent.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct AgentRt {
     pub name: String,
     pub default: Effect,
@@ -162,7 +210,7 @@ pub(crate) struct AgentRt {
 }
 
 /// One catalog tool.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct ToolRt {
     pub server: Option<u32>,
     pub name: String,
@@ -172,9 +220,10 @@ pub(crate) struct ToolRt {
 }
 
 /// The catalog with the per-(agent, tool) tables.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Catalog {
     pub tools: Vec<ToolRt>,
+    #[serde(skip)]
     pub by_name: HashMap<String, Vec<u32>>,
     pub servers: Vec<String>,
     /// `agent * n_tools + tool` -> the first permission not granted.
@@ -185,7 +234,7 @@ pub(crate) struct Catalog {
 }
 
 /// One compiled rule.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct RuleRt {
     pub info: Arc<RuleRef>,
     pub message: Arc<str>,
@@ -218,6 +267,8 @@ pub struct Engine {
     rules: Vec<RuleRt>,
     groups: Vec<Group>,
     perms: PermTable,
+    automata: Automata,
+    needles: Vec<NeedleMatcher>,
 }
 
 /// The resolved tool of a request.
@@ -240,6 +291,8 @@ impl Engine {
         rules: Vec<RuleRt>,
         groups: Vec<Group>,
         perms: PermTable,
+        automata: Automata,
+        needles: Vec<NeedleMatcher>,
     ) -> Engine {
         Engine {
             agents,
@@ -248,6 +301,8 @@ impl Engine {
             rules,
             groups,
             perms,
+            automata,
+            needles,
         }
     }
 
@@ -381,7 +436,22 @@ impl Engine {
 
         // 5. rules
         let group = resolved.group;
-        let outcome = group.evaluate(&req.args, resolved.candidates.as_ref());
+        let Some(outcome) = group.evaluate(
+            &req.args,
+            resolved.candidates.as_ref(),
+            &self.automata,
+            &self.needles,
+            explain,
+        ) else {
+            return finish(
+                Decision::deny(
+                    Reason::InternalError,
+                    "a matcher of the policy failed while deciding this call; it is denied",
+                    tool_use_id,
+                ),
+                explanation,
+            );
+        };
         if let Some(e) = explanation.as_mut() {
             e.default = Some(agent.default.as_str().to_string());
             for (local, &rule_id) in group.rules.iter().enumerate() {
@@ -392,14 +462,10 @@ impl Engine {
                 {
                     continue;
                 }
-                let acc = if group.effects[local] == Effect::Deny {
-                    &outcome.satisfied.deny
-                } else {
-                    &outcome.satisfied.allow
-                };
-                let failed = group.rule_conds[local]
-                    .iter()
-                    .find(|&&c| !acc.contains(c as usize));
+                let failed = outcome
+                    .trace
+                    .as_ref()
+                    .and_then(|t| t.get(local).copied().flatten());
                 e.rules.push(RuleTrace {
                     rule: self.rules[rule_id as usize].info.clone(),
                     outcome: if failed.is_some() {
@@ -407,7 +473,7 @@ impl Engine {
                     } else {
                         "fired"
                     },
-                    failed_condition: failed.map(|&c| group.cond_text[c as usize].to_string()),
+                    failed_condition: failed.map(|c| group.cond_text[c as usize].to_string()),
                 });
             }
         }
@@ -545,10 +611,18 @@ impl Engine {
                     }
                     needs.push(text.clone());
                 }
-                let candidates = agent
-                    .targets
-                    .as_ref()
-                    .map(|t| t.candidates(req.server.as_deref(), &req.tool));
+                let candidates = match &agent.targets {
+                    Some(t) => match t.candidates(req.server.as_deref(), &req.tool, &self.automata)
+                    {
+                        Some(c) => Some(c),
+                        None => return Err(Box::new(Decision::deny(
+                            Reason::InternalError,
+                            "a matcher of the policy failed while deciding this call; it is denied",
+                            None,
+                        ))),
+                    },
+                    None => None,
+                };
                 Ok(Resolved {
                     display: std::borrow::Cow::Owned(display),
                     needs_missing,

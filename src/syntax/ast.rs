@@ -85,7 +85,9 @@ pub struct Param {
 }
 
 /// Allow or deny.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Effect {
     /// `allow`
@@ -198,7 +200,7 @@ impl ArgPath {
 }
 
 /// A numeric comparison operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum CmpOp {
     /// `<`
     Lt,

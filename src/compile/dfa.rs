@@ -1,0 +1,241 @@
+//! Dense DFAs over many patterns at once, serializable with regex-automata's own format.
+//!
+//! A [`Dfa`] is built from regex syntax trees (one per pattern) with `MatchKind::All`, so one
+//! overlapping pass reports every pattern that matches. It never backtracks: a pass is linear
+//! in the haystack. Bundles store it with `to_bytes_little_endian` and load it with the
+//! validating `from_bytes`.
+
+use regex_automata::dfa::{dense, Automaton, OverlappingState, StartKind};
+use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_automata::{Anchored, Input, MatchKind};
+use regex_syntax::hir::Hir;
+
+/// Size limits for one DFA.
+#[derive(Debug, Clone, Copy)]
+pub struct DfaLimits {
+    /// Largest Thompson NFA, in bytes.
+    pub nfa: usize,
+    /// Largest DFA, in bytes (also bounds determinization memory).
+    pub dfa: usize,
+}
+
+impl Default for DfaLimits {
+    fn default() -> DfaLimits {
+        DfaLimits {
+            nfa: 16 << 20,
+            dfa: 32 << 20,
+        }
+    }
+}
+
+/// Why a DFA could not be built or loaded.
+#[derive(Debug, Clone)]
+pub struct DfaError {
+    /// What went wrong.
+    pub message: String,
+    /// True when a size limit was exceeded.
+    pub too_large: bool,
+}
+
+/// A dense DFA reporting every pattern that matches.
+#[derive(Clone, Debug)]
+pub struct Dfa {
+    dfa: dense::DFA<Vec<u32>>,
+}
+
+impl Dfa {
+    /// Builds one DFA over `patterns`; pattern `i` is reported as `i`. `anchored` DFAs are
+    /// searched from a given offset; unanchored ones find matches anywhere.
+    pub fn build(patterns: &[Hir], anchored: bool, limits: DfaLimits) -> Result<Dfa, DfaError> {
+        let nfa = thompson::Compiler::new()
+            .configure(
+                thompson::Config::new()
+                    .which_captures(WhichCaptures::None)
+                    .utf8(false)
+                    .nfa_size_limit(Some(limits.nfa)),
+            )
+            .build_many_from_hir(patterns)
+            .map_err(|e| DfaError {
+                too_large: e.to_string().contains("exceeds"),
+                message: e.to_string(),
+            })?;
+        let dfa = dense::Builder::new()
+            .configure(
+                dense::Config::new()
+                    .match_kind(MatchKind::All)
+                    .start_kind(if anchored {
+                        StartKind::Anchored
+                    } else {
+                        StartKind::Unanchored
+                    })
+                    .minimize(false)
+                    .dfa_size_limit(Some(limits.dfa))
+                    .determinize_size_limit(Some(limits.dfa)),
+            )
+            .build_from_nfa(&nfa)
+            .map_err(|e| DfaError {
+                too_large: e.to_string().contains("exceeded"),
+                message: e.to_string(),
+            })?;
+        Ok(Dfa { dfa })
+    }
+
+    /// Pushes onto `out` every pattern matching `hay` (anchored DFAs: starting at `start`).
+    /// Returns false if the search could not run (it then reports nothing; callers treat that
+    /// as an internal error).
+    pub fn matches(&self, hay: &[u8], start: usize, out: &mut Vec<u32>) -> bool {
+        let anchored = self.dfa.start_kind() == StartKind::Anchored;
+        let input = Input::new(hay)
+            .range(start.min(hay.len())..)
+            .anchored(if anchored {
+                Anchored::Yes
+            } else {
+                Anchored::No
+            });
+        let mut state = OverlappingState::start();
+        loop {
+            if self
+                .dfa
+                .try_search_overlapping_fwd(&input, &mut state)
+                .is_err()
+            {
+                return false;
+            }
+            match state.get_match() {
+                Some(m) => out.push(m.pattern().as_u32()),
+                None => return true,
+            }
+        }
+    }
+
+    /// Number of patterns.
+    pub fn pattern_len(&self) -> usize {
+        self.dfa.pattern_len()
+    }
+
+    /// Heap memory used, in bytes.
+    pub fn memory_usage(&self) -> usize {
+        self.dfa.memory_usage()
+    }
+
+    /// The DFA in regex-automata's little-endian wire format.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let (bytes, pad) = self.dfa.to_bytes_little_endian();
+        bytes[pad..].to_vec()
+    }
+
+    /// Loads a DFA written by [`Dfa::to_bytes`], validating it completely.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Dfa, DfaError> {
+        if cfg!(target_endian = "big") {
+            return Err(DfaError {
+                message: "bundles are little-endian; this machine is big-endian".into(),
+                too_large: false,
+            });
+        }
+        // from_bytes needs 4-byte alignment: copy into an aligned window.
+        let mut buf = vec![0u8; bytes.len() + 3];
+        let pad = buf.as_ptr().align_offset(4).min(3);
+        buf[pad..pad + bytes.len()].copy_from_slice(bytes);
+        let (dfa, read) =
+            dense::DFA::from_bytes(&buf[pad..pad + bytes.len()]).map_err(|e| DfaError {
+                message: e.to_string(),
+                too_large: false,
+            })?;
+        if read != bytes.len() {
+            return Err(DfaError {
+                message: format!("{} trailing bytes after a DFA", bytes.len() - read),
+                too_large: false,
+            });
+        }
+        Ok(Dfa {
+            dfa: dfa.to_owned(),
+        })
+    }
+}
+
+impl serde::Serialize for Dfa {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(&self.to_bytes())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Dfa {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Dfa, D::Error> {
+        struct Bytes;
+        impl serde::de::Visitor<'_> for Bytes {
+            type Value = Dfa;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a serialized DFA")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Dfa, E> {
+                Dfa::from_bytes(v)
+                    .map_err(|e| E::custom(format_args!("invalid DFA: {}", e.message)))
+            }
+        }
+        d.deserialize_bytes(Bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hir(p: &str) -> Hir {
+        regex_syntax::ParserBuilder::new()
+            .utf8(false)
+            .build()
+            .parse(p)
+            .unwrap()
+    }
+
+    #[test]
+    fn reports_every_pattern_in_one_pass() {
+        let d = Dfa::build(
+            &[hir("SELECT"), hir("(?-u)^/a/.*$"), hir("b")],
+            false,
+            DfaLimits::default(),
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        assert!(d.matches(b"/a/SELECT b", 0, &mut out));
+        out.sort();
+        out.dedup();
+        assert_eq!(out, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn anchored_search_starts_at_the_offset() {
+        let d = Dfa::build(
+            &[hir(r"(?-u)[^/]*\.csv$"), hir("x")],
+            true,
+            DfaLimits::default(),
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        d.matches(b"/data/r.csv", 6, &mut out);
+        assert_eq!(out, vec![0]);
+        out.clear();
+        d.matches(b"/data/r.csv", 0, &mut out);
+        assert_eq!(out, Vec::<u32>::new());
+    }
+
+    #[test]
+    fn round_trips_and_refuses_garbage() {
+        let d = Dfa::build(&[hir("ab+c"), hir("(?-u)^x$")], false, DfaLimits::default()).unwrap();
+        let bytes = d.to_bytes();
+        let back = Dfa::from_bytes(&bytes).unwrap();
+        let mut out = Vec::new();
+        back.matches(b"zabbbc", 0, &mut out);
+        assert_eq!(out, vec![0]);
+        assert!(Dfa::from_bytes(&bytes[..bytes.len() / 2]).is_err());
+        assert!(Dfa::from_bytes(b"garbage").is_err());
+        let mut flipped = bytes.clone();
+        let mid = flipped.len() / 2;
+        flipped[mid] ^= 0xff;
+        // A flipped byte either fails validation or yields a DFA that still cannot crash.
+        if let Ok(d) = Dfa::from_bytes(&flipped) {
+            let mut out = Vec::new();
+            d.matches(b"zabbbcx", 0, &mut out);
+        }
+    }
+}
