@@ -116,6 +116,33 @@ proptest! {
     }
 }
 
+proptest! {
+    // Many patterns, so the prefix automaton and the nested-prefix chain are exercised.
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn many_nested_prefixes_agree_with_globset(
+        heads in proptest::collection::vec(proptest::collection::vec(proptest::sample::select(vec!["a", "b", "/", "ab"]), 1..6), 10..40),
+        tails in proptest::collection::vec(glob(), 40),
+        v in value(),
+    ) {
+        let globs: Vec<String> = heads.iter().zip(&tails).map(|(h, t)| format!("{}{}", h.concat(), t)).collect();
+        let usable: Vec<String> = globs.into_iter().filter(|g| !g.starts_with('/') && globset_matches(g, "").is_some()).collect();
+        prop_assume!(usable.len() > 8);
+        let regexes: Vec<String> = usable.iter().map(|g| translate(g).unwrap().regex).collect();
+        let mut automata = Automata::default();
+        let idx = PatternIndex::build(&regexes, &mut automata, DfaLimits::default()).unwrap();
+        for value in [v.clone(), format!("ab{v}"), format!("a/b{v}"), format!("aab/{v}")] {
+            let (mut scratch, mut hits) = (Vec::new(), Vec::new());
+            prop_assert!(idx.matches(value.as_bytes(), &automata, &mut scratch, &mut hits));
+            for (i, g) in usable.iter().enumerate() {
+                prop_assert_eq!(hits.contains(&(i as u32)), globset_matches(g, &value).unwrap(), "glob {:?} value {:?}", g, value);
+            }
+        }
+    }
+
+}
+
 /// Through the whole engine: an allow with a glob admits an array only when every element
 /// matches; a deny with the same glob fires when any element does.
 #[test]

@@ -62,6 +62,14 @@ impl BitSet {
         self.words.resize(words, 0);
     }
 
+    /// Makes room for IDs `0..len`, keeping the current members.
+    pub fn grow(&mut self, len: usize) {
+        let words = len.div_ceil(64);
+        if self.words.len() < words {
+            self.words.resize(words, 0);
+        }
+    }
+
     /// Removes every ID.
     pub fn clear(&mut self) {
         self.words.iter_mut().for_each(|w| *w = 0);

@@ -1,9 +1,11 @@
 //! A pattern index: which of many regexes match a value, in one linear pass.
 //!
 //! Patterns anchored at the start with a literal prefix (every glob and `==`/`in` literal, and
-//! regexes written `^literal...`) are bucketed by that prefix. The bucket prefixes are kept
-//! prefix-free, so at most one bucket applies to a value; a trie walk (aho-corasick, anchored)
-//! finds it and one DFA over the bucket's suffixes finishes the match. Suffix DFAs are shared:
+//! regexes written `^literal...`) are bucketed by that prefix. A trie walk (aho-corasick,
+//! anchored) finds the buckets whose prefix starts the value, and one DFA over each bucket's
+//! suffixes finishes the match. Prefixes may nest (`/data/team1` starts `/data/team10`), but
+//! only a few deep: a prefix under too many others goes to the unanchored shards, so a value
+//! meets a bounded number of buckets and the pass stays linear in its length. Suffix DFAs are shared:
 //! 10,000 globs `/data/team{i}/**/*.csv` need ten thousand prefixes and one DFA. Patterns without
 //! a usable prefix go to a few unanchored DFA shards. Regexes a DFA cannot run (Unicode word
 //! boundaries) go to a lazy fallback regex rebuilt from source when a bundle is loaded.
@@ -20,6 +22,8 @@ use std::collections::HashMap;
 const SHARD_PATTERNS: usize = 64;
 /// Above this many buckets the prefix lookup uses an automaton instead of a scan.
 const SCAN_BUCKETS: usize = 8;
+/// Most bucket prefixes that can start one value (a deeper prefix goes to the shards).
+const MAX_NESTED_PREFIXES: usize = 8;
 
 /// Automata shared by every matcher of an engine, deduplicated at compile time.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -73,6 +77,8 @@ struct Fallback {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PatternIndex {
     prefixes: Vec<Vec<u8>>,
+    /// Per bucket: the bucket whose prefix is the longest proper prefix of its own.
+    parents: Vec<Option<u32>>,
     buckets: Vec<Mapped>,
     rest: Vec<Mapped>,
     fallback: Option<Fallback>,
@@ -131,13 +137,32 @@ fn fallback_regex(sources: &[String]) -> Result<meta::Regex, DfaError> {
         })
 }
 
+/// For each prefix, the index of the longest other prefix that starts it.
+fn parents_of(prefixes: &[Vec<u8>]) -> Vec<Option<u32>> {
+    let mut order: Vec<usize> = (0..prefixes.len()).collect();
+    order.sort_by(|&a, &b| prefixes[a].cmp(&prefixes[b]));
+    let mut parents = vec![None; prefixes.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for i in order {
+        while stack
+            .last()
+            .is_some_and(|&a| !prefixes[i].starts_with(&prefixes[a]))
+        {
+            stack.pop();
+        }
+        parents[i] = stack.last().map(|&a| a as u32);
+        stack.push(i);
+    }
+    parents
+}
+
 fn prefix_automaton(prefixes: &[Vec<u8>]) -> Result<Option<aho_corasick::AhoCorasick>, DfaError> {
     if prefixes.len() <= SCAN_BUCKETS {
         return Ok(None);
     }
     aho_corasick::AhoCorasick::builder()
         .start_kind(aho_corasick::StartKind::Anchored)
-        .match_kind(aho_corasick::MatchKind::Standard)
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
         .build(prefixes)
         .map(Some)
         .map_err(|e| DfaError {
@@ -166,19 +191,27 @@ impl PatternIndex {
                 rest.push((hir, i as u32));
             }
         }
-        // Keep bucket prefixes prefix-free: a prefix that starts another goes to the rest.
+        // Bound how many bucket prefixes can start one value: a prefix nested under too many
+        // others goes to the rest.
         let mut distinct: Vec<&[u8]> = prefixed.iter().map(|(p, _, _)| p.as_slice()).collect();
         distinct.sort_unstable();
         distinct.dedup();
-        let shadowing: std::collections::HashSet<Vec<u8>> = distinct
-            .windows(2)
-            .filter(|w| w[1].starts_with(w[0]))
-            .map(|w| w[0].to_vec())
-            .collect();
+        let mut too_deep: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+        let mut ancestors: Vec<&[u8]> = Vec::new();
+        for p in distinct {
+            while ancestors.last().is_some_and(|a| !p.starts_with(a)) {
+                ancestors.pop();
+            }
+            if ancestors.len() >= MAX_NESTED_PREFIXES {
+                too_deep.insert(p.to_vec());
+            } else {
+                ancestors.push(p);
+            }
+        }
         let mut bucket_of: HashMap<Vec<u8>, usize> = HashMap::new();
         let mut bucket_members: Vec<(Vec<u8>, Vec<(Hir, u32)>)> = Vec::new();
         for (prefix, suffix, i) in prefixed {
-            if shadowing.contains(&prefix) {
+            if too_deep.contains(&prefix) {
                 rest.push((parse(&patterns[i as usize])?, i));
                 continue;
             }
@@ -198,6 +231,7 @@ impl PatternIndex {
             });
             prefixes.push(prefix);
         }
+        let parents = parents_of(&prefixes);
         let mut shards = Vec::new();
         let mut queue: Vec<Vec<(Hir, u32)>> =
             rest.chunks(SHARD_PATTERNS).map(<[_]>::to_vec).collect();
@@ -229,6 +263,7 @@ impl PatternIndex {
         let prefix_ac = prefix_automaton(&prefixes)?;
         Ok(PatternIndex {
             prefixes,
+            parents,
             buckets,
             rest: shards,
             fallback,
@@ -247,8 +282,8 @@ impl PatternIndex {
 
     /// Checks that every DFA reference is in range and every mapping fits its DFA.
     pub fn validate(&self, automata: &Automata, n_patterns: usize) -> Result<(), String> {
-        if self.prefixes.len() != self.buckets.len() {
-            return Err("bucket table length mismatch".into());
+        if self.prefixes.len() != self.buckets.len() || self.parents != parents_of(&self.prefixes) {
+            return Err("bucket table is inconsistent".into());
         }
         for m in self.buckets.iter().chain(&self.rest) {
             let dfa = automata
@@ -281,13 +316,8 @@ impl PatternIndex {
         scratch: &mut Vec<u32>,
         out: &mut Vec<u32>,
     ) -> bool {
-        let bucket = match &self.prefix_ac {
-            Some(ac) => ac
-                .find(aho_corasick::Input::new(value).anchored(aho_corasick::Anchored::Yes))
-                .map(|m| m.pattern().as_usize()),
-            None => self.prefixes.iter().position(|p| value.starts_with(p)),
-        };
         let mut ok = true;
+        let mut ac_failed = false;
         let mut run = |m: &Mapped, start: usize| {
             scratch.clear();
             match automata.dfas.get(m.dfa as usize) {
@@ -296,15 +326,41 @@ impl PatternIndex {
             }
             out.extend(scratch.iter().filter_map(|&j| m.patterns.get(j as usize)));
         };
-        if let (Some(b), Some(prefix)) = (
-            bucket.and_then(|b| self.buckets.get(b)),
-            bucket.and_then(|b| self.prefixes.get(b)),
-        ) {
-            run(b, prefix.len());
+        match &self.prefix_ac {
+            Some(ac) => {
+                // The longest bucket prefix starting the value; every other one that starts it
+                // is a prefix of that one, so it is on its parent chain.
+                let input = aho_corasick::Input::new(value).anchored(aho_corasick::Anchored::Yes);
+                match ac.try_find(input) {
+                    Ok(found) => {
+                        let mut next = found.map(|m| m.pattern().as_u32());
+                        let mut steps = 0;
+                        while let Some(b) = next.filter(|_| steps <= MAX_NESTED_PREFIXES) {
+                            let (Some(bucket), Some(prefix)) =
+                                (self.buckets.get(b as usize), self.prefixes.get(b as usize))
+                            else {
+                                break;
+                            };
+                            run(bucket, prefix.len());
+                            next = self.parents.get(b as usize).copied().flatten();
+                            steps += 1;
+                        }
+                    }
+                    Err(_) => ac_failed = true,
+                }
+            }
+            None => {
+                for (b, prefix) in self.buckets.iter().zip(&self.prefixes) {
+                    if value.starts_with(prefix) {
+                        run(b, prefix.len());
+                    }
+                }
+            }
         }
         for shard in &self.rest {
             run(shard, 0);
         }
+        ok &= !ac_failed;
         if let Some(f) = &self.fallback {
             match &f.regex {
                 Some(re) => {
@@ -322,6 +378,18 @@ impl PatternIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deeply_nested_prefixes_go_to_the_shards() {
+        let pats: Vec<String> = (1..=12).map(|n| format!("^{}", "a".repeat(n))).collect();
+        let mut automata = Automata::default();
+        let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
+        assert_eq!(idx.buckets.len(), MAX_NESTED_PREFIXES);
+        let (mut scratch, mut out) = (Vec::new(), Vec::new());
+        idx.matches(b"aaaaaaaaaaaaaaaa", &automata, &mut scratch, &mut out);
+        out.sort();
+        assert_eq!(out, (0..12).collect::<Vec<u32>>());
+    }
 
     fn matches(patterns: &[&str], value: &str) -> Vec<u32> {
         let pats: Vec<String> = patterns.iter().map(|s| s.to_string()).collect();

@@ -35,11 +35,41 @@ enum ArgState {
     Judged,
 }
 
+/// Conditions that hold: a bitset for membership plus the list of what was set, so that
+/// clearing and enumerating cost what was set, not the size of the group.
+#[derive(Default)]
+struct Held {
+    bits: BitSet,
+    set: Vec<u32>,
+}
+
+impl Held {
+    /// Empties the set (touching only what was set) and makes room for `n` conditions.
+    fn reset(&mut self, n: usize) {
+        for &c in &self.set {
+            self.bits.remove(c as usize);
+        }
+        self.set.clear();
+        self.bits.grow(n);
+    }
+
+    fn insert(&mut self, c: u32) {
+        if !self.bits.contains(c as usize) {
+            self.bits.insert(c as usize);
+            self.set.push(c);
+        }
+    }
+
+    fn contains(&self, c: u32) -> bool {
+        self.bits.contains(c as usize)
+    }
+}
+
 /// Per-thread buffers, reused across decisions.
 #[derive(Default)]
 struct Scratch {
-    allow: BitSet,
-    deny: BitSet,
+    allow: Held,
+    deny: Held,
     states: Vec<ArgState>,
     hits: Vec<u32>,
     dfa: Vec<u32>,
@@ -111,10 +141,10 @@ impl Group {
             };
             let arg = &self.args[a];
             match (effect, s.states[a]) {
-                (Effect::Deny, _) => s.deny.contains(c as usize),
+                (Effect::Deny, _) => s.deny.contains(c),
                 (Effect::Allow, ArgState::Absent) => !arg.present.contains(&c),
                 (Effect::Allow, ArgState::Empty) => true,
-                (Effect::Allow, ArgState::Judged) => s.allow.contains(c as usize),
+                (Effect::Allow, ArgState::Judged) => s.allow.contains(c),
             }
         };
         let candidate = |local: u32| candidates.is_none_or(|c| c.contains(local as usize));
@@ -138,8 +168,8 @@ impl Group {
             }
         }
         // Rules keyed on a condition that holds for a judged or empty argument.
-        for c in s.deny.iter().chain(s.allow.iter()) {
-            for &local in &self.keyed[c] {
+        for &c in s.deny.set.iter().chain(&s.allow.set) {
+            for &local in &self.keyed[c as usize] {
                 if fires(local) {
                     consider(local);
                 }
@@ -189,8 +219,8 @@ impl Judge<'_> {
             return Some(ArgState::Absent);
         }
         for &c in &arg.present {
-            s.deny.insert(c as usize);
-            s.allow.insert(c as usize);
+            s.deny.insert(c);
+            s.allow.insert(c);
         }
         if values.is_empty() {
             return Some(ArgState::Empty);
@@ -199,13 +229,13 @@ impl Judge<'_> {
             let unreadable_path = self.value_hits(arg, value, s)?;
             // Deny: some value satisfies.
             for &c in &s.value {
-                s.deny.insert(c as usize);
+                s.deny.insert(c);
             }
             if unreadable_path {
                 // A value that cannot be read as an absolute path fails closed: it never
                 // satisfies a path pattern in an allow, and always does in a deny.
                 for &c in &arg.path_conds {
-                    s.deny.insert(c as usize);
+                    s.deny.insert(c);
                 }
             }
             // Allow: every value satisfies (intersection, kept sorted).
@@ -218,7 +248,7 @@ impl Judge<'_> {
             }
         }
         for &c in &s.common {
-            s.allow.insert(c as usize);
+            s.allow.insert(c);
         }
         Some(ArgState::Judged)
     }
