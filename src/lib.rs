@@ -11,9 +11,11 @@
 //! | load | [`load`] | reads files and folders into a [`source::SourceMap`] |
 //! | syntax | [`syntax`] | text to syntax tree (pest), syntax diagnostics |
 //! | resolve | [`resolve`] | names, catalog, grants, patterns validated |
+//! | lint | [`lint`] | `check`'s analyses: unreachable, redundant and dead rules, risky patterns |
 //! | compile | [`compile`] | interned IDs, grant bitsets, rule groups, automata |
 //! | engine | [`engine`] | [`Request`] to [`Decision`] |
 //! | testing | [`testing`] | runs a policy's `test` blocks |
+//! | fmt | [`fmt`] | canonical formatting, checked by re-parsing |
 //!
 //! ## Example
 //!
@@ -34,9 +36,12 @@
 //! assert_eq!(no.reason.as_str(), "no_matching_rule");
 //! ```
 
+pub mod bundle;
 pub mod compile;
 pub mod diagnostic;
 pub mod engine;
+pub mod fmt;
+pub mod lint;
 pub mod load;
 pub mod resolve;
 pub mod source;

@@ -1,8 +1,9 @@
 //! Reading policies: files and folders of `.policy` files into one merged policy, with the
 //! documented limits checked before parsing.
 
-use crate::diagnostic::{Diagnostic, Diagnostics, PolicyError};
+use crate::diagnostic::{Diagnostic, Diagnostics, PolicyError, Severity};
 use crate::engine::Engine;
+use crate::lint::suppress::Suppressions;
 use crate::resolve::{resolve, Policy};
 use crate::source::{FileId, SourceMap, Span};
 use crate::syntax::parse_file;
@@ -84,7 +85,14 @@ pub fn read_sources(paths: &[PathBuf]) -> Result<SourceMap, LoadError> {
 }
 
 /// Parses and resolves every file of a source map into one policy, with all diagnostics.
+/// Warnings silenced by a `# toolgate: allow(...)` comment are left out.
 pub fn policy_from_sources(sources: SourceMap) -> (Policy, Diagnostics) {
+    let (policy, diags, _) = resolve_sources(sources);
+    (policy, diags)
+}
+
+/// Parses and resolves; also returns the suppression comments, with their use so far.
+fn resolve_sources(sources: SourceMap) -> (Policy, Diagnostics, Suppressions) {
     let mut diags = Diagnostics::new();
     let mut files = Vec::new();
     let ids: Vec<FileId> = sources.files().map(|(id, _)| id).collect();
@@ -98,8 +106,32 @@ pub fn policy_from_sources(sources: SourceMap) -> (Policy, Diagnostics) {
         diags.extend(errs);
         files.push(file);
     }
+    let (mut suppressions, errs) = Suppressions::collect(&sources, &files);
+    diags.extend(errs);
     let (policy, more) = resolve(sources, files);
     diags.extend(more);
+    let diags = suppressions.apply(diags);
+    (policy, diags, suppressions)
+}
+
+/// Everything `toolgate check` reports: parses, resolves and compiles the policy, then runs
+/// every lint (see [`crate::lint`]). The policy is usable only when the diagnostics hold no
+/// error. Lints run even when there are errors, leaving out the rules an error touches.
+pub fn check_sources(sources: SourceMap) -> (Policy, Diagnostics) {
+    let (policy, mut diags, mut suppressions) = resolve_sources(sources);
+    if !diags.has_errors() {
+        if let Err(more) = crate::compile::compile(&policy) {
+            diags.extend(more);
+        }
+    }
+    let errors: Vec<Span> = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| d.span)
+        .collect();
+    let lints = crate::lint::run(&policy, &errors);
+    diags.extend(suppressions.apply(lints));
+    diags.extend(suppressions.unused());
     (policy, diags)
 }
 

@@ -87,7 +87,7 @@ pub struct SourceMap {
 }
 
 /// A resolved source location: file name, 1-based line and column.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Location {
     /// The file's display name.
     pub file: String,

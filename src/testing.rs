@@ -1,9 +1,99 @@
 //! Running a policy's `test` blocks: each expectation is decided by the compiled engine and
-//! compared with the expected decision and reason. A failure is a diagnostic at its span.
+//! compared with the expected decision and reason. From source, a failure is a diagnostic at
+//! its span; from a bundle (which carries the expectations), a failure names its location.
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::engine::{Engine, Request};
+use crate::engine::{Decision, Engine, Request};
 use crate::resolve::Policy;
+use crate::source::Location;
+use crate::syntax::ast::Effect;
+use serde::{Deserialize, Serialize};
+
+/// One expectation of a `test` block, independent of the source text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestCase {
+    /// The test block's name.
+    pub block: String,
+    /// The expected decision.
+    pub expect: Effect,
+    /// The agent making the call.
+    pub agent: String,
+    /// The server, for `server.tool`.
+    pub server: Option<String>,
+    /// The tool.
+    pub tool: String,
+    /// The call's arguments, as JSON text.
+    pub args: String,
+    /// Permissions the call declares (policies without a catalog).
+    pub needs: Option<Vec<String>>,
+    /// The expected reason.
+    pub reason: Option<String>,
+    /// Where the expectation is written.
+    pub location: Location,
+}
+
+impl TestCase {
+    /// The request this expectation makes.
+    pub fn request(&self) -> Request {
+        let mut req = Request::new(self.agent.clone(), self.tool.clone());
+        req.server = self.server.clone();
+        if let Ok(serde_json::Value::Object(args)) = serde_json::from_str(&self.args) {
+            req.args = args;
+        }
+        req.permissions = self.needs.clone();
+        req
+    }
+
+    /// Decides the request; `Err` carries the decision when it is not what was expected.
+    pub fn check(&self, engine: &Engine) -> Result<(), Box<Decision>> {
+        let d = engine.decide(&self.request());
+        let effect_ok = d.decision == self.expect;
+        let reason_ok = self.reason.as_ref().is_none_or(|r| r == d.reason.as_str());
+        if effect_ok && reason_ok {
+            Ok(())
+        } else {
+            Err(Box::new(d))
+        }
+    }
+
+    /// "expected deny (no_matching_rule), got allow (allowed_by_rule)"
+    fn describe_failure(&self, d: &Decision) -> String {
+        let expected = match &self.reason {
+            Some(r) => format!("{} ({r})", self.expect.as_str()),
+            None => self.expect.as_str().to_string(),
+        };
+        format!(
+            "test `{}`: expected {expected}, got {} ({})",
+            self.block,
+            d.decision.as_str(),
+            d.reason.as_str()
+        )
+    }
+}
+
+/// Every expectation of every test block, in order.
+pub fn cases(policy: &Policy) -> Vec<TestCase> {
+    let mut out = Vec::new();
+    for block in &policy.tests {
+        for e in &block.expectations {
+            out.push(TestCase {
+                block: block.name.value.clone(),
+                expect: e.expect,
+                agent: e.agent.text.clone(),
+                server: e.server.as_ref().map(|s| s.text.clone()),
+                tool: e.tool.text.clone(),
+                args: serde_json::Value::Object(e.args.clone()).to_string(),
+                needs: e
+                    .needs
+                    .as_ref()
+                    .map(|n| n.iter().map(|p| p.text.clone()).collect()),
+                reason: e.reason.as_ref().map(|r| r.text.clone()),
+                location: policy.sources.location(e.span),
+            });
+        }
+    }
+    out
+}
 
 /// The outcome of running every test block.
 #[derive(Debug, Clone, Default)]
@@ -16,50 +106,56 @@ pub struct TestReport {
     pub failures: Diagnostics,
 }
 
+fn help_for(d: &Decision) -> String {
+    let mut help = format!("the engine said: {}", d.message.replace('\n', " "));
+    if let Some(rule) = &d.rule {
+        help.push_str(&format!(" [decided by {rule}]"));
+    }
+    help
+}
+
 /// Runs every expectation of every test block of `policy` against `engine`.
 pub fn run_tests(policy: &Policy, engine: &Engine) -> TestReport {
     let mut report = TestReport::default();
-    for block in &policy.tests {
-        for e in &block.expectations {
-            let mut req = Request::new(e.agent.text.clone(), e.tool.text.clone());
-            req.server = e.server.as_ref().map(|s| s.text.clone());
-            req.args = e.args.clone();
-            req.permissions = e
-                .needs
-                .as_ref()
-                .map(|n| n.iter().map(|p| p.text.clone()).collect());
-            let d = engine.decide(&req);
-            let effect_ok = d.decision == e.expect;
-            let reason_ok = e
-                .reason
-                .as_ref()
-                .is_none_or(|r| r.text == d.reason.as_str());
-            if effect_ok && reason_ok {
-                report.passed += 1;
-                continue;
+    let spans = policy
+        .tests
+        .iter()
+        .flat_map(|b| b.expectations.iter().map(|e| e.span));
+    for (case, span) in cases(policy).iter().zip(spans) {
+        match case.check(engine) {
+            Ok(()) => report.passed += 1,
+            Err(d) => {
+                report.failed += 1;
+                report.failures.push(
+                    Diagnostic::error("toolgate::test_failed", span, case.describe_failure(&d))
+                        .with_label(format!(
+                            "got {} ({})",
+                            d.decision.as_str(),
+                            d.reason.as_str()
+                        ))
+                        .with_help(help_for(&d)),
+                );
             }
-            report.failed += 1;
-            let expected = match &e.reason {
-                Some(r) => format!("{} ({})", e.expect.as_str(), r.text),
-                None => e.expect.as_str().to_string(),
-            };
-            let got = format!("{} ({})", d.decision.as_str(), d.reason.as_str());
-            let mut diag = Diagnostic::error(
-                "toolgate::test_failed",
-                e.span,
-                format!(
-                    "test `{}`: expected {expected}, got {got}",
-                    block.name.value
-                ),
-            )
-            .with_label(format!("got {got}"));
-            let mut help = format!("the engine said: {}", d.message.replace('\n', " "));
-            if let Some(rule) = &d.rule {
-                help.push_str(&format!(" [decided by {rule}]"));
-            }
-            diag = diag.with_help(help);
-            report.failures.push(diag);
         }
     }
     report
+}
+
+/// Runs the expectations a compiled engine carries (for bundles, which hold no source text).
+/// Returns (passed, failure lines `file:line:column: test ...`).
+pub fn run_compiled_tests(engine: &Engine) -> (usize, Vec<String>) {
+    let mut passed = 0;
+    let mut failures = Vec::new();
+    for case in engine.test_cases() {
+        match case.check(engine) {
+            Ok(()) => passed += 1,
+            Err(d) => failures.push(format!(
+                "{}: {}\n  help: {}",
+                case.location,
+                case.describe_failure(&d),
+                help_for(&d)
+            )),
+        }
+    }
+    (passed, failures)
 }

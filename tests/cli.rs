@@ -597,8 +597,17 @@ fn eval_exact_hermes_message_for_git_push() {
         format!("{}\n", git_push_req("toolu_01")).as_bytes(),
     );
     assert_eq!(r.code, 0);
-    let out = r.json_lines();
+    let mut out = r.json_lines();
     assert_eq!(out.len(), 1);
+    // The policy hash is a SHA-256 in hex; the rest of the decision is fixed.
+    let hash = out[0]
+        .as_object_mut()
+        .unwrap()
+        .remove("policy_hash")
+        .unwrap();
+    assert!(hash
+        .as_str()
+        .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit())));
     assert_eq!(
         out[0],
         json!({"decision": "deny", "reason": "permission_missing", "permission": "net:http", "argument": null,

@@ -45,7 +45,8 @@ fn glob() -> impl Strategy<Value = String> {
 }
 
 fn value() -> impl Strategy<Value = String> {
-    let piece = proptest::sample::select(vec!["a", "b", "c", "/", ".", "..", "*", "é", "ab/"]);
+    let piece =
+        proptest::sample::select(vec!["a", "b", "c", "/", ".", "..", "*", "é", "ab/", "\n"]);
     proptest::collection::vec(piece, 0..8).prop_map(|v| v.concat())
 }
 

@@ -139,3 +139,20 @@ fn many_patterns_on_one_argument_decide_without_blowing_up() {
         "no_matching_rule"
     );
 }
+
+/// A newline in a value is an ordinary character for globs (as in globset): it must not let a
+/// value slip past a deny.
+#[test]
+fn newlines_do_not_escape_globs() {
+    let engine = toolgate::load::engine_from_str(
+        "nl.policy",
+        "tool read_file(path)\nagent a {\n  default allow\n  deny read_file where path matches \"/etc/**\"\n  deny read_file where path matches \"secret*\"\n}\n",
+    )
+    .unwrap();
+    for path in ["/etc/a\nb", "/etc/\n", "secret\nx"] {
+        let d = engine.decide(
+            &toolgate::Request::new("a", "read_file").args(serde_json::json!({ "path": path })),
+        );
+        assert_eq!(d.reason.as_str(), "denied_by_rule", "{path:?}");
+    }
+}

@@ -1,4 +1,4 @@
-//! `toolgate check PATH...`: parse, resolve, compile and report every diagnostic.
+//! `toolgate check PATH...`: parse, resolve, compile and lint; report every diagnostic.
 
 use super::{output, print_diagnostics, Exit};
 use std::path::PathBuf;
@@ -38,10 +38,8 @@ pub fn run(args: Args) -> Exit {
         }
     };
     let n_files = sources.files().count();
-    let (diags, sources) = match toolgate::load::engine_from_sources(sources) {
-        Ok((_, policy, warnings)) => (warnings, policy.sources),
-        Err(err) => (err.diagnostics, err.sources),
-    };
+    let (policy, diags) = toolgate::load::check_sources(sources);
+    let sources = policy.sources;
     match args.format {
         Format::Human => {
             print_diagnostics(&diags, &sources);

@@ -69,7 +69,7 @@ pub fn run(args: Args) -> Exit {
 fn write_decision(out: &mut impl Write, d: &Decision, format: Format) -> std::io::Result<()> {
     let json = match format {
         Format::Decision => serde_json::to_string(d),
-        Format::ToolResult => serde_json::to_string(&d.to_tool_result()),
+        Format::ToolResult => serde_json::to_string(&d.to_tool_result(None)),
     }
     .map_err(std::io::Error::other)?;
     out.write_all(json.as_bytes())?;
@@ -79,8 +79,7 @@ fn write_decision(out: &mut impl Write, d: &Decision, format: Format) -> std::io
 fn decide_line(engine: &Engine, line: &[u8], explain: bool) -> Decision {
     match std::str::from_utf8(line) {
         Ok(text) => engine.decide_json(text, explain),
-        Err(e) => Decision::deny(
-            toolgate::Reason::BadRequest,
+        Err(e) => engine.bad_request(
             format!("bad request: not UTF-8 (byte {})", e.valid_up_to()),
             None,
         ),

@@ -1,7 +1,9 @@
 //! The command line: one file per subcommand; exit codes and output formats live here.
 
 mod check;
+mod compile;
 mod eval;
+mod fmt;
 mod output;
 mod test;
 mod tools;
@@ -34,12 +36,16 @@ struct Cli {
 enum Command {
     /// Parse, resolve and lint policies; report every problem
     Check(check::Args),
+    /// Compile policies into a bundle hosts load without parsing
+    Compile(compile::Args),
     /// Decide requests (one JSON request or JSON lines) against a policy
     Eval(eval::Args),
     /// List the tools an agent may see
     Tools(tools::Args),
     /// Run the `test` blocks of policies
     Test(test::Args),
+    /// Format policies canonically (`--check`: report, change nothing)
+    Fmt(fmt::Args),
 }
 
 /// Parses the command line and runs the subcommand; returns the exit code.
@@ -57,9 +63,11 @@ pub fn run() -> i32 {
     };
     let exit = match cli.command {
         Command::Check(a) => check::run(a),
+        Command::Compile(a) => compile::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Tools(a) => tools::run(a),
         Command::Test(a) => test::run(a),
+        Command::Fmt(a) => fmt::run(a),
     };
     exit as i32
 }
@@ -76,10 +84,29 @@ pub fn print_diagnostics(diags: &Diagnostics, sources: &SourceMap) {
     }
 }
 
-/// Loads and compiles the policy at `paths`; on failure prints why and returns the exit code.
+/// Loads the policy at `paths`: a compiled bundle (a single file starting with the bundle
+/// magic bytes) or `.policy` files and folders, compiled. On failure prints why and returns
+/// the exit code. The resolved policy is returned for source input only.
 pub fn load_engine(
     paths: &[PathBuf],
-) -> Result<(toolgate::Engine, toolgate::resolve::Policy), Exit> {
+) -> Result<(toolgate::Engine, Option<toolgate::resolve::Policy>), Exit> {
+    if let [path] = paths {
+        if path.is_file() {
+            let bytes = std::fs::read(path).map_err(|e| {
+                eprintln!("error: {}: {e}", path.display());
+                Exit::Usage
+            })?;
+            if toolgate::bundle::looks_like_bundle(&bytes) {
+                return match toolgate::Engine::from_bundle(&bytes) {
+                    Ok(engine) => Ok((engine, None)),
+                    Err(e) => {
+                        eprintln!("error[{}]: {}: {e}", e.code(), path.display());
+                        Err(Exit::Failure)
+                    }
+                };
+            }
+        }
+    }
     let sources = toolgate::load::read_sources(paths).map_err(|e| {
         eprintln!("error: {e}");
         Exit::Usage
@@ -87,18 +114,14 @@ pub fn load_engine(
     match toolgate::load::engine_from_sources(sources) {
         Ok((engine, policy, warnings)) => {
             print_diagnostics(&warnings, &policy.sources);
-            Ok((engine, policy))
+            Ok((engine, Some(policy)))
         }
         Err(err) => {
             print_diagnostics(&err.diagnostics, &err.sources);
+            let n = err.diagnostics.error_count();
             eprintln!(
-                "error: the policy has {} error{}; nothing was loaded",
-                err.diagnostics.error_count(),
-                if err.diagnostics.error_count() == 1 {
-                    ""
-                } else {
-                    "s"
-                }
+                "error: the policy has {n} error{}; nothing was loaded",
+                if n == 1 { "" } else { "s" }
             );
             Err(Exit::Failure)
         }

@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 use toolgate::diagnostic::{Diagnostic, Diagnostics, Severity};
+use toolgate::lint::registry;
 use toolgate::source::SourceMap;
 
 fn position(d: &Diagnostic, sources: &SourceMap) -> (String, usize, usize, usize, usize) {
@@ -38,23 +39,77 @@ pub fn json(diags: &Diagnostics, sources: &SourceMap) -> Value {
     json!({ "diagnostics": items })
 }
 
-/// A SARIF 2.1.0 log with one run.
+const DOCS: &str = "https://github.com/toolgate/toolgate/blob/main/docs";
+
+/// SARIF metadata of one rule: from the lint registry (its doc comment) when the code is a
+/// lint, else from the table of other codes.
+fn rule_metadata(code: &str, seen: Option<Severity>) -> Value {
+    let name = code.trim_start_matches("toolgate::");
+    if let Some(lint) = registry::by_code(code) {
+        let doc = lint.doc_text();
+        let what = lint.section("What it does").unwrap_or_default();
+        return json!({
+            "id": code,
+            "name": name,
+            "shortDescription": { "text": lint.summary },
+            "fullDescription": { "text": what.replace('\n', " ") },
+            "help": { "text": doc.trim(), "markdown": doc.trim() },
+            "helpUri": format!("{DOCS}/lints.md#{name}"),
+            "defaultConfiguration": { "level": level(lint.severity) },
+            "properties": {
+                "tags": ["security", "policy"],
+                "precision": "high",
+                "problem.severity": level(lint.severity),
+            },
+        });
+    }
+    let (severity, text) = registry::OTHER_CODES
+        .iter()
+        .find(|(c, _, _)| *c == code)
+        .map(|(_, s, t)| (*s, t.to_string()))
+        .unwrap_or((
+            seen.unwrap_or(Severity::Error),
+            format!("toolgate diagnostic `{code}`"),
+        ));
+    json!({
+        "id": code,
+        "name": name,
+        "shortDescription": { "text": text },
+        "fullDescription": { "text": text },
+        "help": { "text": format!("{text}; see docs/language.md, section 17") },
+        "helpUri": format!("{DOCS}/language.md#17-diagnostic-codes"),
+        "defaultConfiguration": { "level": level(severity) },
+        "properties": { "tags": ["policy"], "precision": "very-high", "problem.severity": level(severity) },
+    })
+}
+
+/// A file name as a SARIF artifact URI: relative paths stay relative (to the directory
+/// `check` ran in), absolute ones become `file://` URIs.
+fn artifact_uri(file: &str) -> String {
+    let path = file.replace('\\', "/");
+    let path = path.strip_prefix("./").unwrap_or(&path).replace(' ', "%20");
+    if path.starts_with('/') {
+        format!("file://{path}")
+    } else {
+        path
+    }
+}
+
+/// A SARIF 2.1.0 log with one run. `tool.driver.rules` describes every lint and every other
+/// diagnostic code (full metadata from the lint registry); each result's `ruleIndex` points
+/// into it.
 pub fn sarif(diags: &Diagnostics, sources: &SourceMap) -> Value {
-    let mut rule_ids: Vec<&str> = diags.iter().map(|d| d.code).collect();
+    let mut rule_ids: Vec<&str> = registry::LINTS
+        .iter()
+        .map(|l| l.code)
+        .chain(registry::OTHER_CODES.iter().map(|(c, _, _)| *c))
+        .chain(diags.iter().map(|d| d.code))
+        .collect();
     rule_ids.sort();
     rule_ids.dedup();
     let rules: Vec<Value> = rule_ids
         .iter()
-        .map(|id| {
-            let example = diags.iter().find(|d| d.code == *id);
-            json!({
-                "id": id,
-                "name": id.trim_start_matches("toolgate::"),
-                "shortDescription": { "text": example.map(|d| d.message.clone()).unwrap_or_default() },
-                "helpUri": "https://github.com/toolgate/toolgate/blob/main/docs/language.md",
-                "defaultConfiguration": { "level": example.map_or("error", |d| level(d.severity)) },
-            })
-        })
+        .map(|id| rule_metadata(id, diags.iter().find(|d| d.code == *id).map(|d| d.severity)))
         .collect();
     let results: Vec<Value> = diags
         .sorted()
@@ -72,21 +127,22 @@ pub fn sarif(diags: &Diagnostics, sources: &SourceMap) -> Value {
                 "message": { "text": text },
                 "locations": [{
                     "physicalLocation": {
-                        "artifactLocation": { "uri": file.replace('\\', "/") },
+                        "artifactLocation": { "uri": artifact_uri(&file) },
                         "region": {
                             "startLine": line,
                             "startColumn": column,
                             "endLine": end_line,
                             "endColumn": end_column.max(if end_line == line { column + 1 } else { 1 }),
                         }
-                    }
+                    },
+                    "message": { "text": if d.label.is_empty() { d.message.clone() } else { d.label.clone() } },
                 }],
                 "relatedLocations": related(d, sources).into_iter().enumerate().map(|(i, (file, line, column, end_line, end_column, label))| json!({
                     "id": i,
                     "message": { "text": label },
                     "physicalLocation": {
-                        "artifactLocation": { "uri": file.replace('\\', "/") },
-                        "region": { "startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column.max(column + 1) }
+                        "artifactLocation": { "uri": artifact_uri(&file) },
+                        "region": { "startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column.max(if end_line == line { column + 1 } else { 1 }) }
                     }
                 })).collect::<Vec<_>>(),
             })
@@ -99,9 +155,11 @@ pub fn sarif(diags: &Diagnostics, sources: &SourceMap) -> Value {
             "tool": { "driver": {
                 "name": "toolgate",
                 "version": env!("CARGO_PKG_VERSION"),
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
                 "informationUri": "https://github.com/toolgate/toolgate",
                 "rules": rules,
             }},
+            "columnKind": "unicodeCodePoints",
             "results": results,
         }]
     })

@@ -17,10 +17,22 @@ pub fn run(args: Args) -> Exit {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let report = toolgate::testing::run_tests(&policy, &engine);
-    print_diagnostics(&report.failures, &policy.sources);
-    println!("{} passed, {} failed", report.passed, report.failed);
-    if report.failed > 0 {
+    let (passed, failed) = match &policy {
+        Some(policy) => {
+            let report = toolgate::testing::run_tests(policy, &engine);
+            print_diagnostics(&report.failures, &policy.sources);
+            (report.passed, report.failed)
+        }
+        None => {
+            let (passed, failures) = toolgate::testing::run_compiled_tests(&engine);
+            for f in &failures {
+                eprintln!("error[toolgate::test_failed]: {f}");
+            }
+            (passed, failures.len())
+        }
+    };
+    println!("{passed} passed, {failed} failed");
+    if failed > 0 {
         Exit::Failure
     } else {
         Exit::Ok

@@ -18,12 +18,18 @@ pub struct GlobError {
     pub message: String,
 }
 
+/// globset compiles its regexes with `.` matching `\n`; its regex text does not say so, so
+/// the flag is added here (without it `/etc/**` would not match `/etc/a\nb`).
+fn with_dot_all(regex: &str) -> String {
+    format!("(?s:{regex})")
+}
+
 fn build(glob: &str) -> Result<String, GlobError> {
     globset::GlobBuilder::new(glob)
         .literal_separator(true)
         .backslash_escape(true)
         .build()
-        .map(|g| g.regex().to_string())
+        .map(|g| with_dot_all(g.regex()))
         .map_err(|e| GlobError {
             message: e.kind().to_string(),
         })
@@ -51,7 +57,7 @@ pub fn translate_name(glob: &str) -> Result<String, GlobError> {
         .literal_separator(false)
         .backslash_escape(true)
         .build()
-        .map(|g| g.regex().to_string())
+        .map(|g| with_dot_all(g.regex()))
         .map_err(|e| GlobError {
             message: e.kind().to_string(),
         })
@@ -79,6 +85,14 @@ mod tests {
         assert!(!is_match("a\\*b", "axb"));
         assert!(is_match("readonly", "readonly"));
         assert!(!is_match("readonly", "readonly2"));
+    }
+
+    #[test]
+    fn newlines_are_ordinary_characters() {
+        assert!(is_match("/etc/**", "/etc/a\nb"));
+        assert!(is_match("a*b", "a\nb"));
+        assert!(is_match("a?b", "a\nb"));
+        assert!(!is_match("a*b", "a/b"));
     }
 
     #[test]

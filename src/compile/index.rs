@@ -57,6 +57,9 @@ impl Automata {
     }
 }
 
+/// A pattern's remainder after its bucket prefix, and the pattern's index.
+type Suffix = (Hir, u32);
+
 /// A DFA and the original pattern index of each of its patterns.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Mapped {
@@ -209,7 +212,7 @@ impl PatternIndex {
             }
         }
         let mut bucket_of: HashMap<Vec<u8>, usize> = HashMap::new();
-        let mut bucket_members: Vec<(Vec<u8>, Vec<(Hir, u32)>)> = Vec::new();
+        let mut bucket_members: Vec<(Vec<u8>, Vec<Suffix>)> = Vec::new();
         for (prefix, suffix, i) in prefixed {
             if too_deep.contains(&prefix) {
                 rest.push((parse(&patterns[i as usize])?, i));

@@ -315,6 +315,7 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Engine,
         perms,
         shared.automata,
         shared.needles,
+        crate::testing::cases(policy),
     ))
 }
 

@@ -99,6 +99,8 @@ pub struct Decision {
     pub rule: Option<Arc<RuleRef>>,
     /// The request's `tool_use_id`.
     pub tool_use_id: Option<String>,
+    /// SHA-256 of the compiled policy that decided (see [`crate::Engine::policy_hash`]).
+    pub policy_hash: Arc<str>,
     /// How the decision was reached (only when asked for).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explanation: Option<Explanation>,
@@ -124,16 +126,28 @@ impl Decision {
             message: message.into(),
             rule: None,
             tool_use_id,
+            policy_hash: Arc::from(""),
             explanation: None,
         }
     }
 
-    /// The decision as an agent-SDK tool result:
-    /// `{"type": "tool_result", "tool_use_id": .., "is_error": .., "content": ..}`.
-    pub fn to_tool_result(&self) -> serde_json::Value {
+    /// The decision as an agent-SDK tool result, the form in which a denial reaches the
+    /// model: `{"type": "tool_result", "tool_use_id": .., "is_error": .., "content": ..}`.
+    /// `tool_use_id` overrides the request's own id when given. A denial is a value the model
+    /// reads, never a crash.
+    ///
+    /// ```
+    /// let engine = toolgate::load::engine_from_str("p.policy", "tool Bash(command)\nagent a {}").unwrap();
+    /// let d = engine.decide(&toolgate::Request::new("a", "Bash").args(serde_json::json!({"command": "ls"})));
+    /// let r = d.to_tool_result(Some("toolu_01"));
+    /// assert_eq!(r["type"], "tool_result");
+    /// assert_eq!(r["tool_use_id"], "toolu_01");
+    /// assert_eq!(r["is_error"], true);
+    /// ```
+    pub fn to_tool_result(&self, tool_use_id: Option<&str>) -> serde_json::Value {
         serde_json::json!({
             "type": "tool_result",
-            "tool_use_id": self.tool_use_id,
+            "tool_use_id": tool_use_id.or(self.tool_use_id.as_deref()),
             "is_error": !self.is_allowed(),
             "content": &*self.message,
         })

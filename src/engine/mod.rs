@@ -7,6 +7,7 @@
 pub mod args;
 pub mod decision;
 mod evaluate;
+mod integrity;
 pub mod json;
 pub mod request;
 
@@ -259,16 +260,26 @@ impl std::fmt::Display for VisibleTool {
 }
 
 /// A compiled policy. Immutable, `Send + Sync`, cheap to share behind an `Arc`.
-#[derive(Debug, Clone)]
+///
+/// Build one from source with [`crate::load::engine_from_str`] or
+/// [`crate::load::engine_from_sources`], or load a compiled bundle with
+/// [`Engine::from_bundle`]; ask it with [`Engine::decide`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Engine {
-    agents: Vec<AgentRt>,
-    agent_index: HashMap<String, u32>,
-    catalog: Option<Catalog>,
-    rules: Vec<RuleRt>,
-    groups: Vec<Group>,
-    perms: PermTable,
-    automata: Automata,
-    needles: Vec<NeedleMatcher>,
+    pub(crate) agents: Vec<AgentRt>,
+    #[serde(skip)]
+    pub(crate) agent_index: HashMap<String, u32>,
+    pub(crate) catalog: Option<Catalog>,
+    pub(crate) rules: Vec<RuleRt>,
+    pub(crate) groups: Vec<Group>,
+    pub(crate) perms: PermTable,
+    pub(crate) automata: Automata,
+    pub(crate) needles: Vec<NeedleMatcher>,
+    /// The policy's test blocks, so a bundle can still be tested.
+    pub(crate) tests: Vec<crate::testing::TestCase>,
+    /// SHA-256 of the bundle payload, in hex.
+    #[serde(skip)]
+    pub(crate) policy_hash: Arc<str>,
 }
 
 /// The resolved tool of a request.
@@ -284,6 +295,7 @@ struct Resolved<'a> {
 const NO_REQUIRED: &[String] = &[];
 
 impl Engine {
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         agents: Vec<AgentRt>,
         agent_index: HashMap<String, u32>,
@@ -293,8 +305,9 @@ impl Engine {
         perms: PermTable,
         automata: Automata,
         needles: Vec<NeedleMatcher>,
+        tests: Vec<crate::testing::TestCase>,
     ) -> Engine {
-        Engine {
+        let mut engine = Engine {
             agents,
             agent_index,
             catalog,
@@ -303,7 +316,61 @@ impl Engine {
             perms,
             automata,
             needles,
-        }
+            tests,
+            policy_hash: Arc::from(""),
+        };
+        engine.policy_hash = Arc::from(crate::bundle::payload_hash(&crate::bundle::payload(
+            &engine,
+        )));
+        engine
+    }
+
+    /// Loads a compiled bundle (written by [`Engine::to_bundle`] or `toolgate compile`).
+    ///
+    /// The envelope's magic bytes, format version, length and SHA-256 are checked before
+    /// anything is decoded, then every table and index is validated. No input makes this
+    /// panic, and an engine is returned only when all of it loaded.
+    ///
+    /// # Errors
+    ///
+    /// A [`crate::bundle::BundleError`] naming what is wrong (foreign file, other format
+    /// version, truncation, corruption, inconsistency).
+    ///
+    /// ```
+    /// let engine = toolgate::load::engine_from_str("p.policy", "tool t\nagent a { allow t }").unwrap();
+    /// let bytes = engine.to_bundle();
+    /// let loaded = toolgate::Engine::from_bundle(&bytes).unwrap();
+    /// assert_eq!(loaded.policy_hash(), engine.policy_hash());
+    /// assert!(toolgate::Engine::from_bundle(&bytes[..bytes.len() - 1]).is_err());
+    /// ```
+    pub fn from_bundle(bytes: &[u8]) -> Result<Engine, crate::bundle::BundleError> {
+        crate::bundle::decode(bytes)
+    }
+
+    /// Writes the compiled policy as a bundle.
+    ///
+    /// ```
+    /// let engine = toolgate::load::engine_from_str("p.policy", "agent a {}").unwrap();
+    /// assert!(engine.to_bundle().starts_with(b"TOOLGATE"));
+    /// ```
+    pub fn to_bundle(&self) -> Vec<u8> {
+        crate::bundle::encode(self)
+    }
+
+    /// The expectations of the policy's `test` blocks (carried by bundles too).
+    pub fn test_cases(&self) -> &[crate::testing::TestCase] {
+        &self.tests
+    }
+
+    /// The SHA-256 of the compiled policy (the bundle payload), in hex: the same for a policy
+    /// compiled from source and for its bundle. Every decision carries it as `policy_hash`.
+    ///
+    /// ```
+    /// let engine = toolgate::load::engine_from_str("p.policy", "agent a {}").unwrap();
+    /// assert_eq!(engine.policy_hash().len(), 64);
+    /// ```
+    pub fn policy_hash(&self) -> &str {
+        &self.policy_hash
     }
 
     /// Decides a request. Never panics: an internal failure is a deny with `internal_error`.
@@ -320,16 +387,12 @@ impl Engine {
     pub fn decide_json(&self, line: &str, explain: bool) -> Decision {
         match Request::from_json(line) {
             Ok(req) => self.decide_guarded(&req, explain),
-            Err(bad) => Decision::deny(
-                Reason::BadRequest,
-                format!("bad request: {}", bad.message),
-                bad.tool_use_id,
-            ),
+            Err(bad) => self.bad_request(format!("bad request: {}", bad.message), bad.tool_use_id),
         }
     }
 
     fn decide_guarded(&self, req: &Request, explain: bool) -> Decision {
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut d = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.decide_inner(req, explain)
         })) {
             Ok(d) => d,
@@ -338,7 +401,21 @@ impl Engine {
                 "the policy engine failed while deciding this call; it is denied",
                 req.tool_use_id.clone(),
             ),
-        }
+        };
+        d.policy_hash = self.policy_hash.clone();
+        d
+    }
+
+    /// A `bad_request` denial for input that is not a request at all (for example a line
+    /// that is not UTF-8), stamped with this engine's policy hash.
+    pub fn bad_request(
+        &self,
+        message: impl Into<Arc<str>>,
+        tool_use_id: Option<String>,
+    ) -> Decision {
+        let mut d = Decision::deny(Reason::BadRequest, message, tool_use_id);
+        d.policy_hash = self.policy_hash.clone();
+        d
     }
 
     /// The names of the agents, in declaration order.
@@ -487,6 +564,7 @@ impl Engine {
                 message: rule.message.clone(),
                 rule: Some(rule.info.clone()),
                 tool_use_id: tool_use_id.clone(),
+                policy_hash: self.policy_hash.clone(),
                 explanation: None,
             }
         };
@@ -503,6 +581,7 @@ impl Engine {
                 message: agent.default_message.clone(),
                 rule: None,
                 tool_use_id: tool_use_id.clone(),
+                policy_hash: self.policy_hash.clone(),
                 explanation: None,
             }
         } else {

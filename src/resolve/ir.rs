@@ -82,6 +82,9 @@ pub struct AgentDef {
     pub span: Span,
     /// Everything granted, with where.
     pub grants: Vec<(Grant, Span)>,
+    /// True when a `grant` item was refused (an error was reported): what the agent was
+    /// meant to be granted is unknown.
+    pub invalid_grants: bool,
     /// What happens when no rule matches.
     pub default: Effect,
     /// Where `default` was written, if it was.

@@ -236,6 +236,7 @@ impl Resolver<'_> {
             name: a.name.text.clone(),
             span: a.name.span,
             grants: Vec::new(),
+            invalid_grants: false,
             default: Effect::Deny,
             default_span: None,
             rules: Vec::new(),
@@ -246,7 +247,10 @@ impl Resolver<'_> {
                     for lit in perms {
                         match parse_grant(&lit.text) {
                             Ok(g) => def.grants.push((g, lit.span)),
-                            Err(e) => self.permission_error(&lit, e),
+                            Err(e) => {
+                                def.invalid_grants = true;
+                                self.permission_error(&lit, e)
+                            }
                         }
                     }
                 }

@@ -1,0 +1,219 @@
+//! Compiled bundles: a compiled policy in a versioned, checksummed envelope.
+//!
+//! ```text
+//! offset  size  field
+//! 0       8     magic "TOOLGATE"
+//! 8       4     format version (u32, little-endian)
+//! 12      4     flags (u32, little-endian; 0)
+//! 16      8     payload length in bytes (u64, little-endian)
+//! 24      32    SHA-256 of the payload
+//! 56      n     payload: the compiled engine (postcard), DFAs in regex-automata's own format
+//! ```
+//!
+//! Loading checks the magic, the version, the length and the hash before decoding anything,
+//! then validates every index and offset in the payload; what the payload does not carry
+//! (aho-corasick automata, lookup maps) is rebuilt. No input makes the loader panic, and an
+//! engine is returned only when all of it loaded.
+
+use crate::engine::Engine;
+use sha2::{Digest, Sha256};
+use std::fmt;
+
+/// The first eight bytes of every bundle.
+pub const MAGIC: &[u8; 8] = b"TOOLGATE";
+/// The bundle format this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+const HEADER_LEN: usize = 56;
+
+/// Why a bundle could not be loaded. `code()` is stable (`toolgate::bundle::*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleError {
+    kind: BundleErrorKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum BundleErrorKind {
+    NotABundle,
+    Truncated { expected: u64, found: u64 },
+    Version { found: u32 },
+    Flags { found: u32 },
+    Checksum,
+    Malformed(String),
+    Inconsistent(String),
+}
+
+impl BundleError {
+    /// The stable code of this kind of failure.
+    ///
+    /// ```
+    /// let err = toolgate::Engine::from_bundle(b"not a bundle").unwrap_err();
+    /// assert_eq!(err.code(), "toolgate::bundle::not_a_bundle");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        match self.kind {
+            BundleErrorKind::NotABundle => "toolgate::bundle::not_a_bundle",
+            BundleErrorKind::Truncated { .. } => "toolgate::bundle::truncated",
+            BundleErrorKind::Version { .. } => "toolgate::bundle::version_mismatch",
+            BundleErrorKind::Flags { .. } => "toolgate::bundle::unsupported_flags",
+            BundleErrorKind::Checksum => "toolgate::bundle::checksum_mismatch",
+            BundleErrorKind::Malformed(_) => "toolgate::bundle::malformed",
+            BundleErrorKind::Inconsistent(_) => "toolgate::bundle::inconsistent",
+        }
+    }
+}
+
+impl fmt::Display for BundleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            BundleErrorKind::NotABundle => {
+                write!(f, "not a toolgate bundle (it does not start with the magic bytes `TOOLGATE`)")
+            }
+            BundleErrorKind::Truncated { expected, found } => write!(
+                f,
+                "bundle is truncated or padded: the header announces {expected} payload bytes, the file holds {found}"
+            ),
+            BundleErrorKind::Version { found } => write!(
+                f,
+                "bundle format version {found} is not supported; this toolgate reads version {FORMAT_VERSION} (recompile the policy with this toolgate)"
+            ),
+            BundleErrorKind::Flags { found } => write!(f, "bundle has unknown flags {found:#x}"),
+            BundleErrorKind::Checksum => write!(f, "bundle checksum mismatch: the payload is corrupt"),
+            BundleErrorKind::Malformed(m) => write!(f, "bundle payload is malformed: {m}"),
+            BundleErrorKind::Inconsistent(m) => write!(f, "bundle payload is inconsistent: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for BundleError {}
+
+fn err(kind: BundleErrorKind) -> BundleError {
+    BundleError { kind }
+}
+
+/// True when `bytes` start like a bundle (used to tell bundles from policy text).
+pub fn looks_like_bundle(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC)
+}
+
+/// The payload of an engine: the postcard encoding of the compiled tables.
+pub(crate) fn payload(engine: &Engine) -> Vec<u8> {
+    // Serializing plain data into a Vec cannot fail; an empty payload would fail to load.
+    postcard::to_allocvec(engine).unwrap_or_default()
+}
+
+/// SHA-256 of a payload, in lowercase hex.
+pub(crate) fn payload_hash(payload: &[u8]) -> String {
+    Sha256::digest(payload)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Writes an engine as a bundle.
+pub(crate) fn encode(engine: &Engine) -> Vec<u8> {
+    let payload = payload(engine);
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&Sha256::digest(&payload));
+    out.extend_from_slice(&payload);
+    out
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    let mut b = [0u8; 4];
+    b.copy_from_slice(&bytes[at..at + 4]);
+    u32::from_le_bytes(b)
+}
+
+/// Reads a bundle: envelope checks, decoding, validation, rebuilding.
+pub(crate) fn decode(bytes: &[u8]) -> Result<Engine, BundleError> {
+    if bytes.len() < MAGIC.len() || !looks_like_bundle(bytes) {
+        return Err(err(BundleErrorKind::NotABundle));
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(err(BundleErrorKind::Malformed(format!(
+            "the file holds {} bytes, fewer than the {HEADER_LEN}-byte header",
+            bytes.len()
+        ))));
+    }
+    let version = u32_at(bytes, 8);
+    if version != FORMAT_VERSION {
+        return Err(err(BundleErrorKind::Version { found: version }));
+    }
+    let flags = u32_at(bytes, 12);
+    if flags != 0 {
+        return Err(err(BundleErrorKind::Flags { found: flags }));
+    }
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&bytes[16..24]);
+    let expected = u64::from_le_bytes(len);
+    let payload = &bytes[HEADER_LEN..];
+    if expected != payload.len() as u64 {
+        return Err(err(BundleErrorKind::Truncated {
+            expected,
+            found: payload.len() as u64,
+        }));
+    }
+    if Sha256::digest(payload).as_slice() != &bytes[24..56] {
+        return Err(err(BundleErrorKind::Checksum));
+    }
+    let mut engine: Engine = postcard::from_bytes(payload)
+        .map_err(|e| err(BundleErrorKind::Malformed(e.to_string())))?;
+    engine
+        .validate_and_rebuild()
+        .map_err(|m| err(BundleErrorKind::Inconsistent(m)))?;
+    engine.policy_hash = payload_hash(payload).into();
+    Ok(engine)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine() -> Engine {
+        crate::load::engine_from_str(
+            "b.policy",
+            "tool t(p) needs fs:read\nagent a { grant fs:* allow t where p matches \"/x/**\" }",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn round_trip_keeps_the_hash() {
+        let e = engine();
+        let bytes = encode(&e);
+        let back = decode(&bytes).unwrap();
+        assert_eq!(back.policy_hash(), e.policy_hash());
+    }
+
+    #[test]
+    fn every_envelope_failure_has_its_code() {
+        let good = encode(&engine());
+        let code = |b: &[u8]| decode(b).unwrap_err().code();
+        assert_eq!(code(b"hello"), "toolgate::bundle::not_a_bundle");
+        assert_eq!(code(&good[..30]), "toolgate::bundle::malformed");
+        assert_eq!(code(&good[..good.len() - 1]), "toolgate::bundle::truncated");
+        let mut v = good.clone();
+        v[8] = 9;
+        assert_eq!(code(&v), "toolgate::bundle::version_mismatch");
+        assert!(decode(&v)
+            .unwrap_err()
+            .to_string()
+            .contains("reads version 1"));
+        let mut c = good.clone();
+        let last = c.len() - 1;
+        c[last] ^= 1;
+        assert_eq!(code(&c), "toolgate::bundle::checksum_mismatch");
+    }
+
+    #[test]
+    fn truncation_at_every_length_is_refused() {
+        let good = encode(&engine());
+        for n in 0..good.len() {
+            assert!(decode(&good[..n]).is_err(), "{n} bytes loaded");
+        }
+    }
+}

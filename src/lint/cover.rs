@@ -1,0 +1,171 @@
+//! Rule coverage: does one rule fire on every call another rule admits?
+//!
+//! Used by `redundant_allow` (an allow covered by another allow) and `dead_allow` (an allow
+//! covered by a deny). A rule `S` covers an allow `R` of the same agent when `S`'s target
+//! covers every tool `R` can reach and every condition of `S` is implied by a condition of
+//! `R` on the same argument, decided on the conditions' value languages ([`ValueSet`]).
+//!
+//! Candidate pairs are pruned through a [`RuleIndex`]: a covering rule is indexed under each
+//! tool it covers, the argument of its first value condition, and that condition's literal
+//! prefix; a rule looks up only the buckets of its first tool, its own arguments, and the
+//! prefixes of its own literal prefix. No pass compares all pairs of rules.
+
+use super::lang::ValueSet;
+use super::Context;
+use crate::resolve::{CondTest, NamePattern, RuleDef, TargetDef};
+use crate::syntax::ast::Effect;
+use std::collections::HashMap;
+
+/// The key under which an uncatalogued target with a glob or `*` tool part is indexed.
+const WILD: u32 = u32::MAX;
+
+/// A bucket key: a tool (or, without a catalog, a tool name) and the argument of the key
+/// condition (`None` for rules without a value condition).
+type BucketKey = (u32, Option<Vec<String>>);
+
+/// The rules of one bucket by the literal prefix of their key condition.
+type ByPrefix = HashMap<String, Vec<usize>>;
+
+/// Buckets of rules by (tool, argument of the key condition) and literal prefix.
+#[derive(Default)]
+pub(crate) struct RuleIndex {
+    buckets: HashMap<BucketKey, ByPrefix>,
+    names: HashMap<String, u32>,
+}
+
+impl RuleIndex {
+    fn name_key(&mut self, target: &TargetDef) -> u32 {
+        match &target.tool {
+            NamePattern::Literal(n) => {
+                let next = self.names.len() as u32;
+                *self.names.entry(n.clone()).or_insert(next)
+            }
+            _ => WILD,
+        }
+    }
+
+    /// Indexes rules `rules` (indices into agent `a`'s rules) as covering rules.
+    pub(crate) fn build(cx: &Context, a: usize, rules: &[usize]) -> RuleIndex {
+        let mut index = RuleIndex::default();
+        let agent = &cx.policy.agents[a];
+        for &s in rules {
+            let rule = &agent.rules[s];
+            let key_cond = rule
+                .conditions
+                .iter()
+                .find(|c| !matches!(c.test, CondTest::Present));
+            let (path, prefix) = match key_cond {
+                Some(c) => (Some(c.path.clone()), ValueSet::prefix(&c.test)),
+                None => (None, String::new()),
+            };
+            let keys: Vec<u32> = if cx.policy.has_catalog() {
+                cx.covers[a][s].clone()
+            } else {
+                vec![index.name_key(&rule.target)]
+            };
+            for k in keys {
+                index
+                    .buckets
+                    .entry((k, path.clone()))
+                    .or_default()
+                    .entry(prefix.clone())
+                    .or_default()
+                    .push(s);
+            }
+        }
+        index
+    }
+
+    /// The indexed rules that may cover rule `r` (reaching `tools`), sorted, without `r`.
+    pub(crate) fn candidates(&self, cx: &Context, a: usize, r: usize, tools: &[u32]) -> Vec<usize> {
+        let rule = &cx.policy.agents[a].rules[r];
+        let keys: Vec<u32> = if cx.policy.has_catalog() {
+            tools.first().copied().into_iter().collect()
+        } else {
+            let own = match &rule.target.tool {
+                NamePattern::Literal(n) => self.names.get(n).copied(),
+                _ => None,
+            };
+            own.into_iter().chain([WILD]).collect()
+        };
+        let mut out = Vec::new();
+        for k in keys {
+            if let Some(b) = self.buckets.get(&(k, None)) {
+                b.values().for_each(|v| out.extend(v));
+            }
+            for c in &rule.conditions {
+                if matches!(c.test, CondTest::Present) {
+                    continue;
+                }
+                let Some(b) = self.buckets.get(&(k, Some(c.path.clone()))) else {
+                    continue;
+                };
+                let prefix = ValueSet::prefix(&c.test);
+                for (i, ch) in prefix.char_indices().chain([(prefix.len(), ' ')]) {
+                    let _ = ch;
+                    if let Some(v) = b.get(&prefix[..i]) {
+                        out.extend(v);
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out.retain(|&s| s != r);
+        out
+    }
+}
+
+fn has_present(rule: &RuleDef, path: &[String]) -> bool {
+    rule.conditions
+        .iter()
+        .any(|c| c.path == path && matches!(c.test, CondTest::Present))
+}
+
+/// True when rule `s` of agent `a` fires on every call the allow rule `r` admits; `tools`
+/// are the catalog tools `r` can reach. Calls whose argument is an empty array are not
+/// counted (an allow admits them vacuously, a deny condition never fires on them).
+pub(crate) fn covers(cx: &mut Context, a: usize, r: usize, tools: &[u32], s: usize) -> bool {
+    let agent = &cx.policy.agents[a];
+    let (rr, ss) = (&agent.rules[r], &agent.rules[s]);
+    if cx.policy.has_catalog() {
+        let cs = &cx.covers[a][s];
+        if !tools.iter().all(|t| cs.binary_search(t).is_ok()) {
+            return false;
+        }
+    } else if !target_included(cx, &rr.target, &ss.target) {
+        return false;
+    }
+    for c in &ss.conditions {
+        let present = has_present(rr, &c.path) || cx.always_present(tools, &c.path);
+        let ok = match &c.test {
+            CondTest::Present => present,
+            test => {
+                let Some(want) = ValueSet::of(test, ss.effect) else {
+                    return false;
+                };
+                if ss.effect == Effect::Deny && !present {
+                    return false;
+                }
+                rr.conditions.iter().filter(|d| d.path == c.path).any(|d| {
+                    ValueSet::of(&d.test, rr.effect)
+                        .is_some_and(|have| have.subset(&want, &mut cx.langs) == Some(true))
+                })
+            }
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// Without a catalog: true when target `a` covers only requests target `b` covers.
+fn target_included(cx: &mut Context, a: &TargetDef, b: &TargetDef) -> bool {
+    let server_ok = match (&a.server, &b.server) {
+        (_, None) => true,
+        (None, Some(_)) => false,
+        (Some(x), Some(y)) => cx.langs.name_included(x, y) == Some(true),
+    };
+    server_ok && cx.langs.name_included(&a.tool, &b.tool) == Some(true)
+}

@@ -1,0 +1,673 @@
+//! The languages of conditions, decided with automata.
+//!
+//! A condition holds for a set of argument values. [`ValueSet`] describes that set (strings,
+//! numbers, everything else) for one effect, and answers two questions the lints ask:
+//! inclusion (`A ⊆ B`: every value admitted by one condition satisfies the other) and
+//! disjointness (`A ∩ B = ∅`: no value satisfies both).
+//!
+//! String patterns (globs, regexes, `contains` needles) are compiled to fully anchored dense
+//! DFAs (regex-automata, `MatchKind::All`) over bytes. Inclusion `A ⊆ B` is decided by a
+//! breadth-first search of the product automaton for a word that `A` accepts and `B` rejects
+//! (emptiness of `A ∩ ¬B`); disjointness by a search for a word both accept. Both searches are
+//! bounded: an automaton too large to build, or a product too large to explore, is "undecided",
+//! and every caller treats undecided as the answer that reports nothing.
+//!
+//! Deciding over bytes rather than UTF-8 strings is conservative in both directions: an
+//! inclusion over all byte strings holds over valid UTF-8 strings too, and a byte string both
+//! patterns accept may be invalid UTF-8, in which case two conditions are merely not reported
+//! as contradictory.
+
+use crate::compile::path::normalize;
+use crate::resolve::{CondTest, NamePattern, StrPattern};
+use crate::syntax::ast::{CmpOp, Effect};
+use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_automata::util::primitives::StateID;
+use regex_automata::util::syntax;
+use regex_automata::{Anchored, Input, MatchKind};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::rc::Rc;
+
+/// The largest DFA built for one pattern, in bytes.
+const DFA_LIMIT: usize = 2 << 20;
+/// The most state pairs one product search visits before giving up.
+const PRODUCT_LIMIT: usize = 50_000;
+
+/// A fully anchored DFA: it accepts a string when the pattern matches all of it.
+pub(crate) struct Lang {
+    dfa: dense::DFA<Vec<u32>>,
+    start: StateID,
+}
+
+impl Lang {
+    fn build(pattern: &str) -> Option<Lang> {
+        let dfa = dense::Builder::new()
+            .configure(
+                dense::Config::new()
+                    .match_kind(MatchKind::All)
+                    .start_kind(StartKind::Anchored)
+                    .minimize(false)
+                    .dfa_size_limit(Some(DFA_LIMIT))
+                    .determinize_size_limit(Some(DFA_LIMIT)),
+            )
+            .syntax(
+                syntax::Config::new()
+                    .utf8(false)
+                    .nest_limit(crate::resolve::REGEX_NEST_LIMIT),
+            )
+            .thompson(
+                thompson::Config::new()
+                    .utf8(false)
+                    .which_captures(WhichCaptures::None)
+                    .nfa_size_limit(Some(DFA_LIMIT)),
+            )
+            .build(pattern)
+            .ok()?;
+        let start = dfa
+            .start_state_forward(&Input::new("").anchored(Anchored::Yes))
+            .ok()?;
+        Some(Lang { dfa, start })
+    }
+
+    fn accepts_here(&self, s: StateID) -> bool {
+        self.dfa.is_match_state(self.dfa.next_eoi_state(s))
+    }
+
+    /// True when the whole of `value` is in the language.
+    fn accepts(&self, value: &[u8]) -> bool {
+        let mut s = self.start;
+        for &b in value {
+            s = self.dfa.next_state(s, b);
+            if self.dfa.is_dead_state(s) {
+                return false;
+            }
+        }
+        self.accepts_here(s)
+    }
+}
+
+/// One representative byte for every pair of byte classes of two DFAs.
+fn joint_classes(a: &Lang, b: &Lang) -> Vec<u8> {
+    let (ca, cb) = (a.dfa.byte_classes(), b.dfa.byte_classes());
+    let mut seen = HashSet::new();
+    (0..=255u8)
+        .filter(|&x| seen.insert((ca.get(x), cb.get(x))))
+        .collect()
+}
+
+/// Searches the product of `a` and `b` for a word on which `found` holds of the two states'
+/// acceptance. `Some(true)`: such a word exists; `Some(false)`: none does; `None`: too big.
+fn product_search(
+    a: &Lang,
+    b: &Lang,
+    found: impl Fn(bool, bool) -> bool,
+    prune_b: bool,
+) -> Option<bool> {
+    let bytes = joint_classes(a, b);
+    let mut seen: HashSet<(StateID, StateID)> = HashSet::new();
+    let mut queue = VecDeque::new();
+    seen.insert((a.start, b.start));
+    queue.push_back((a.start, b.start));
+    while let Some((sa, sb)) = queue.pop_front() {
+        if found(a.accepts_here(sa), b.accepts_here(sb)) {
+            return Some(true);
+        }
+        for &x in &bytes {
+            let na = a.dfa.next_state(sa, x);
+            if a.dfa.is_dead_state(na) {
+                continue;
+            }
+            let nb = b.dfa.next_state(sb, x);
+            if prune_b && b.dfa.is_dead_state(nb) {
+                continue;
+            }
+            if seen.insert((na, nb)) {
+                if seen.len() > PRODUCT_LIMIT {
+                    return None;
+                }
+                queue.push_back((na, nb));
+            }
+        }
+    }
+    Some(false)
+}
+
+/// Compiled patterns, built once each.
+#[derive(Default)]
+pub(crate) struct Langs {
+    cache: HashMap<String, Option<Rc<Lang>>>,
+}
+
+impl Langs {
+    fn get(&mut self, pattern: &str) -> Option<Rc<Lang>> {
+        if let Some(l) = self.cache.get(pattern) {
+            return l.clone();
+        }
+        let l = Lang::build(pattern).map(Rc::new);
+        self.cache.insert(pattern.to_string(), l.clone());
+        l
+    }
+
+    /// `Some(true)` when every string `p` accepts, `q` accepts too.
+    fn included(&mut self, p: &str, q: &str) -> Option<bool> {
+        if p == q {
+            return Some(true);
+        }
+        let (a, b) = (self.get(p)?, self.get(q)?);
+        product_search(&a, &b, |x, y| x && !y, false).map(|counter| !counter)
+    }
+
+    /// `Some(true)` when no string is accepted by both.
+    fn disjoint(&mut self, p: &str, q: &str) -> Option<bool> {
+        let (a, b) = (self.get(p)?, self.get(q)?);
+        product_search(&a, &b, |x, y| x && y, true).map(|both| !both)
+    }
+
+    fn accepts(&mut self, p: &str, value: &str) -> Option<bool> {
+        Some(self.get(p)?.accepts(value.as_bytes()))
+    }
+
+    /// `Some(true)` when the name pattern `a` covers only names `b` covers.
+    pub(crate) fn name_included(&mut self, a: &NamePattern, b: &NamePattern) -> Option<bool> {
+        match (a, b) {
+            (_, NamePattern::Any) => Some(true),
+            (NamePattern::Any, _) => Some(false),
+            (NamePattern::Literal(x), NamePattern::Literal(y)) => Some(x == y),
+            (NamePattern::Literal(x), NamePattern::Glob { regex, .. }) => {
+                self.accepts(&glob_regex(regex), x)
+            }
+            (NamePattern::Glob { .. }, NamePattern::Literal(_)) => Some(false),
+            (NamePattern::Glob { regex: p, .. }, NamePattern::Glob { regex: q, .. }) => {
+                self.included(&glob_regex(p), &glob_regex(q))
+            }
+        }
+    }
+}
+
+/// The strings a condition holds for.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum StrSet {
+    /// No string.
+    None,
+    /// Every string.
+    All,
+    /// Exactly these strings.
+    Lits(Vec<String>),
+    /// Every string but these.
+    NotLits(Vec<String>),
+    /// The strings a fully anchored regex accepts.
+    Plain(String),
+    /// The strings that normalize to an absolute path the regex accepts (a path pattern in an
+    /// allow).
+    Path(String),
+    /// As [`StrSet::Path`], plus every string that cannot be normalized (a path pattern in a
+    /// deny fails closed).
+    PathOrUnreadable(String),
+}
+
+/// A closed, open or unbounded end of an interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Bound {
+    value: f64,
+    inclusive: bool,
+}
+
+/// An interval of numbers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Interval {
+    lo: Bound,
+    hi: Bound,
+}
+
+impl Interval {
+    fn all() -> Interval {
+        Interval {
+            lo: Bound {
+                value: f64::NEG_INFINITY,
+                inclusive: true,
+            },
+            hi: Bound {
+                value: f64::INFINITY,
+                inclusive: true,
+            },
+        }
+    }
+
+    fn within(&self, other: &Interval) -> bool {
+        let lo_ok = self.lo.value > other.lo.value
+            || (self.lo.value == other.lo.value && (other.lo.inclusive || !self.lo.inclusive));
+        let hi_ok = self.hi.value < other.hi.value
+            || (self.hi.value == other.hi.value && (other.hi.inclusive || !self.hi.inclusive));
+        lo_ok && hi_ok
+    }
+
+    fn meets(&self, other: &Interval) -> bool {
+        let lo = if self.lo.value > other.lo.value
+            || (self.lo.value == other.lo.value && !self.lo.inclusive)
+        {
+            self.lo
+        } else {
+            other.lo
+        };
+        let hi = if self.hi.value < other.hi.value
+            || (self.hi.value == other.hi.value && !self.hi.inclusive)
+        {
+            self.hi
+        } else {
+            other.hi
+        };
+        lo.value < hi.value || (lo.value == hi.value && lo.inclusive && hi.inclusive)
+    }
+}
+
+/// The values one condition holds for, judged for one effect.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ValueSet {
+    strings: StrSet,
+    numbers: Vec<Interval>,
+    /// Booleans, null and objects.
+    others: bool,
+}
+
+fn numbers_of(op: CmpOp, n: f64) -> Vec<Interval> {
+    let inf = f64::INFINITY;
+    let b = |value, inclusive| Bound { value, inclusive };
+    match op {
+        CmpOp::Lt => vec![Interval {
+            lo: b(-inf, true),
+            hi: b(n, false),
+        }],
+        CmpOp::Le => vec![Interval {
+            lo: b(-inf, true),
+            hi: b(n, true),
+        }],
+        CmpOp::Gt => vec![Interval {
+            lo: b(n, false),
+            hi: b(inf, true),
+        }],
+        CmpOp::Ge => vec![Interval {
+            lo: b(n, true),
+            hi: b(inf, true),
+        }],
+        CmpOp::Eq => vec![Interval {
+            lo: b(n, true),
+            hi: b(n, true),
+        }],
+        CmpOp::Ne => vec![
+            Interval {
+                lo: b(-inf, true),
+                hi: b(n, false),
+            },
+            Interval {
+                lo: b(n, false),
+                hi: b(inf, true),
+            },
+        ],
+    }
+}
+
+/// A glob's regex with globset's matching semantics: globset matches with `.` crossing
+/// newlines, so `**` (translated to `.*`) matches a value holding a newline.
+fn glob_regex(regex: &str) -> String {
+    format!("(?s:{regex})")
+}
+
+/// A regex accepting exactly the strings in which `regex` matches somewhere.
+pub(crate) fn anywhere(regex: &str) -> String {
+    format!("(?s-u:.)*(?:{regex})(?s-u:.)*")
+}
+
+impl ValueSet {
+    fn strings(strings: StrSet) -> ValueSet {
+        ValueSet {
+            strings,
+            numbers: Vec::new(),
+            others: false,
+        }
+    }
+
+    /// The values a condition holds for in a rule of `effect`; `None` for `present`, which is
+    /// about the argument rather than its values.
+    pub(crate) fn of(test: &CondTest, effect: Effect) -> Option<ValueSet> {
+        Some(match test {
+            CondTest::Present => return None,
+            CondTest::Num(op, n) => ValueSet {
+                strings: StrSet::None,
+                numbers: numbers_of(*op, *n),
+                others: false,
+            },
+            CondTest::Contains(needles) if needles.is_empty() => ValueSet::strings(StrSet::None),
+            CondTest::Contains(needles) if needles.iter().any(String::is_empty) => {
+                ValueSet::strings(StrSet::All)
+            }
+            CondTest::Contains(needles) => {
+                let alts: Vec<String> = needles.iter().map(|n| regex_syntax::escape(n)).collect();
+                ValueSet::strings(StrSet::Plain(anywhere(&alts.join("|"))))
+            }
+            CondTest::Str {
+                pattern,
+                negated: true,
+            } => match pattern {
+                StrPattern::OneOf(v) => ValueSet {
+                    strings: StrSet::NotLits(v.clone()),
+                    numbers: vec![Interval::all()],
+                    others: true,
+                },
+                _ => return None,
+            },
+            CondTest::Str {
+                pattern,
+                negated: false,
+            } => match pattern {
+                StrPattern::OneOf(v) => ValueSet::strings(StrSet::Lits(v.clone())),
+                StrPattern::Glob { regex, .. } => {
+                    ValueSet::strings(StrSet::Plain(glob_regex(regex)))
+                }
+                StrPattern::Regex(r) => ValueSet::strings(StrSet::Plain(anywhere(r))),
+                StrPattern::PathGlob { regex, .. } if effect == Effect::Deny => ValueSet {
+                    strings: StrSet::PathOrUnreadable(glob_regex(regex)),
+                    numbers: vec![Interval::all()],
+                    others: true,
+                },
+                StrPattern::PathGlob { regex, .. } => {
+                    ValueSet::strings(StrSet::Path(glob_regex(regex)))
+                }
+            },
+        })
+    }
+
+    /// A prefix every string of the set starts with ("" when unknown). For path patterns it
+    /// is a prefix of the normalized value.
+    pub(crate) fn prefix(test: &CondTest) -> String {
+        match test {
+            CondTest::Str {
+                pattern,
+                negated: false,
+            } => match pattern {
+                StrPattern::OneOf(v) => common_prefix(v),
+                StrPattern::Glob { text, .. } => glob_prefix(text).to_string(),
+                StrPattern::PathGlob { text, .. } => {
+                    let p = glob_prefix(text);
+                    p.strip_suffix('/').unwrap_or(p).to_string()
+                }
+                StrPattern::Regex(_) => String::new(),
+            },
+            _ => String::new(),
+        }
+    }
+
+    /// `Some(true)`: every value in `self` is in `other`; `None`: undecided.
+    pub(crate) fn subset(&self, other: &ValueSet, langs: &mut Langs) -> Option<bool> {
+        if self.others && !other.others {
+            return Some(false);
+        }
+        if !self
+            .numbers
+            .iter()
+            .all(|i| other.numbers.iter().any(|j| i.within(j)))
+        {
+            return Some(false);
+        }
+        str_subset(&self.strings, &other.strings, langs)
+    }
+
+    /// `Some(true)`: no value is in both; `None`: undecided.
+    pub(crate) fn disjoint(&self, other: &ValueSet, langs: &mut Langs) -> Option<bool> {
+        if self.others && other.others {
+            return Some(false);
+        }
+        if self
+            .numbers
+            .iter()
+            .any(|i| other.numbers.iter().any(|j| i.meets(j)))
+        {
+            return Some(false);
+        }
+        str_disjoint(&self.strings, &other.strings, langs)
+    }
+
+    /// True when the set holds no value at all.
+    pub(crate) fn is_empty(&self) -> bool {
+        !self.others
+            && self.numbers.is_empty()
+            && match &self.strings {
+                StrSet::None => true,
+                StrSet::Lits(v) => v.is_empty(),
+                _ => false,
+            }
+    }
+}
+
+fn common_prefix(values: &[String]) -> String {
+    let Some(first) = values.first() else {
+        return String::new();
+    };
+    let mut end = first.len();
+    for v in &values[1..] {
+        let mut e = 0;
+        for ((i, a), b) in first.char_indices().zip(v.chars()) {
+            if a != b || i >= end {
+                break;
+            }
+            e = i + a.len_utf8();
+        }
+        end = end.min(e);
+    }
+    first[..end].to_string()
+}
+
+fn glob_prefix(glob: &str) -> &str {
+    let end = glob.find(['*', '?', '[', '{', '\\']).unwrap_or(glob.len());
+    &glob[..end]
+}
+
+/// Whether `value` is in the string set; `None` when undecided.
+fn member(set: &StrSet, value: &str, langs: &mut Langs) -> Option<bool> {
+    match set {
+        StrSet::None => Some(false),
+        StrSet::All => Some(true),
+        StrSet::Lits(v) => Some(v.iter().any(|x| x == value)),
+        StrSet::NotLits(v) => Some(!v.iter().any(|x| x == value)),
+        StrSet::Plain(p) => langs.accepts(p, value),
+        StrSet::Path(p) => match normalize(value) {
+            Some(n) => langs.accepts(p, &n),
+            None => Some(false),
+        },
+        StrSet::PathOrUnreadable(p) => match normalize(value) {
+            Some(n) => langs.accepts(p, &n),
+            None => Some(true),
+        },
+    }
+}
+
+fn all(values: &[String], mut f: impl FnMut(&str) -> Option<bool>) -> Option<bool> {
+    for v in values {
+        if !f(v)? {
+            return Some(false);
+        }
+    }
+    Some(true)
+}
+
+fn str_subset(a: &StrSet, b: &StrSet, langs: &mut Langs) -> Option<bool> {
+    use StrSet::*;
+    match (a, b) {
+        (None, _) | (_, All) => Some(true),
+        (All, _) => Some(false),
+        (Lits(xs), _) => all(xs, |x| member(b, x, langs)),
+        (NotLits(xs), NotLits(ys)) => Some(ys.iter().all(|y| xs.contains(y))),
+        (NotLits(_), _) => Some(false),
+        (_, NotLits(ys)) => all(ys, |y| member(a, y, langs).map(|m| !m)),
+        (Plain(p), Plain(q)) => langs.included(p, q),
+        (Path(p), Path(q)) | (Path(p), PathOrUnreadable(q)) => langs.included(p, q),
+        (PathOrUnreadable(p), PathOrUnreadable(q)) => langs.included(p, q),
+        _ => Some(false),
+    }
+}
+
+fn str_disjoint(a: &StrSet, b: &StrSet, langs: &mut Langs) -> Option<bool> {
+    use StrSet::*;
+    match (a, b) {
+        (None, _) | (_, None) => Some(true),
+        (Lits(xs), _) => all(xs, |x| member(b, x, langs).map(|m| !m)),
+        (_, Lits(ys)) => all(ys, |y| member(a, y, langs).map(|m| !m)),
+        (Plain(p), Plain(q)) | (Path(p), Path(q)) => langs.disjoint(p, q),
+        _ => Some(false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::glob::translate;
+
+    fn glob(text: &str) -> CondTest {
+        let t = translate(text).unwrap();
+        let pattern = if t.is_path {
+            StrPattern::PathGlob {
+                text: text.into(),
+                regex: t.regex,
+            }
+        } else {
+            StrPattern::Glob {
+                text: text.into(),
+                regex: t.regex,
+            }
+        };
+        CondTest::Str {
+            pattern,
+            negated: false,
+        }
+    }
+
+    fn re(r: &str) -> CondTest {
+        CondTest::Str {
+            pattern: StrPattern::Regex(r.into()),
+            negated: false,
+        }
+    }
+
+    fn lits(v: &[&str]) -> CondTest {
+        CondTest::Str {
+            pattern: StrPattern::OneOf(v.iter().map(|s| s.to_string()).collect()),
+            negated: false,
+        }
+    }
+
+    fn sub(a: &CondTest, b: &CondTest) -> Option<bool> {
+        let mut langs = Langs::default();
+        let (a, b) = (
+            ValueSet::of(a, Effect::Allow)?,
+            ValueSet::of(b, Effect::Allow)?,
+        );
+        a.subset(&b, &mut langs)
+    }
+
+    fn disj(a: &CondTest, b: &CondTest) -> Option<bool> {
+        let mut langs = Langs::default();
+        let (a, b) = (
+            ValueSet::of(a, Effect::Allow)?,
+            ValueSet::of(b, Effect::Allow)?,
+        );
+        a.disjoint(&b, &mut langs)
+    }
+
+    #[test]
+    fn glob_inclusion_is_decided_on_languages() {
+        assert_eq!(sub(&glob("/srv/a/**"), &glob("/srv/**")), Some(true));
+        assert_eq!(sub(&glob("/srv/**"), &glob("/srv/a/**")), Some(false));
+        assert_eq!(sub(&glob("/srv/*.csv"), &glob("/srv/*")), Some(true));
+        // globset matches with `.` crossing newlines: `**` covers what `*` does.
+        assert_eq!(sub(&glob("/srv/*"), &glob("/srv/**")), Some(true));
+        assert_eq!(sub(&glob("/srv/a/**"), &glob("/srv/**")), Some(true));
+        assert_eq!(sub(&glob("/srv/**"), &glob("/srv/*")), Some(false));
+        assert_eq!(
+            sub(&glob("npm run {build,test}"), &glob("npm run *")),
+            Some(true)
+        );
+        assert_eq!(sub(&glob("npm run *"), &glob("npm *")), Some(true));
+        // `*` does not cross `/`.
+        assert_eq!(sub(&glob("a/*"), &glob("*")), Some(false));
+    }
+
+    #[test]
+    fn regex_inclusion_accounts_for_unanchored_matching() {
+        assert_eq!(sub(&re("^SELECT\\s+id"), &re("^SELECT\\s")), Some(true));
+        assert_eq!(sub(&re("^SELECT\\s"), &re("SELECT")), Some(true));
+        assert_eq!(sub(&re("SELECT"), &re("^SELECT")), Some(false));
+        assert_eq!(sub(&re("(?i)select"), &re("select")), Some(false));
+        assert_eq!(sub(&re("select"), &re("(?i)select")), Some(true));
+    }
+
+    #[test]
+    fn literals_in_patterns() {
+        assert_eq!(sub(&lits(&["/srv/a/b"]), &glob("/srv/**")), Some(true));
+        assert_eq!(sub(&lits(&["/srv/../etc"]), &glob("/srv/**")), Some(false));
+        assert_eq!(sub(&lits(&["a", "b"]), &lits(&["a", "b", "c"])), Some(true));
+        assert_eq!(
+            sub(&lits(&["a", "d"]), &lits(&["a", "b", "c"])),
+            Some(false)
+        );
+        assert_eq!(sub(&lits(&["SELECT 1"]), &re("^SELECT\\s")), Some(true));
+    }
+
+    #[test]
+    fn numbers_compare_as_intervals() {
+        assert_eq!(
+            sub(
+                &CondTest::Num(CmpOp::Le, 600.0),
+                &CondTest::Num(CmpOp::Lt, 1000.0)
+            ),
+            Some(true)
+        );
+        assert_eq!(
+            sub(
+                &CondTest::Num(CmpOp::Le, 600.0),
+                &CondTest::Num(CmpOp::Lt, 600.0)
+            ),
+            Some(false)
+        );
+        assert_eq!(
+            sub(
+                &CondTest::Num(CmpOp::Eq, 5.0),
+                &CondTest::Num(CmpOp::Ne, 6.0)
+            ),
+            Some(true)
+        );
+        assert_eq!(
+            disj(
+                &CondTest::Num(CmpOp::Lt, 5.0),
+                &CondTest::Num(CmpOp::Ge, 5.0)
+            ),
+            Some(true)
+        );
+        assert_eq!(
+            disj(
+                &CondTest::Num(CmpOp::Le, 5.0),
+                &CondTest::Num(CmpOp::Ge, 5.0)
+            ),
+            Some(false)
+        );
+    }
+
+    #[test]
+    fn disjointness() {
+        assert_eq!(disj(&lits(&["a"]), &lits(&["b"])), Some(true));
+        assert_eq!(disj(&glob("/a/**"), &glob("/b/**")), Some(true));
+        assert_eq!(disj(&glob("/a/**"), &glob("/**/x")), Some(false));
+        assert_eq!(
+            disj(&lits(&["x"]), &CondTest::Num(CmpOp::Lt, 5.0)),
+            Some(true)
+        );
+        assert_eq!(disj(&re("^a"), &re("^b")), Some(true));
+        assert_eq!(disj(&re("a"), &re("b")), Some(false));
+    }
+
+    #[test]
+    fn prefixes() {
+        assert_eq!(ValueSet::prefix(&glob("/etc/**")), "/etc");
+        assert_eq!(ValueSet::prefix(&glob("src/*.rs")), "src/");
+        assert_eq!(ValueSet::prefix(&lits(&["/srv/a", "/srv/b"])), "/srv/");
+        assert_eq!(common_prefix(&["héllo".into(), "hèllo".into()]), "h");
+    }
+}

@@ -1,0 +1,331 @@
+//! Lints: what `toolgate check` finds in a policy beyond what makes it unloadable.
+//!
+//! Every diagnostic a lint can report is a [`Lint`] declared in its own file under
+//! [`rules`], whose doc comment (`## What it does`, `## Why is this bad?`, `## Example`,
+//! `Use instead:`) is also its user documentation: `docs/lints.md` is generated from those
+//! comments by [`registry::markdown`]. The [`registry`] lists every lint.
+//!
+//! Lints run in three places:
+//!
+//! | stage | where | what |
+//! | --- | --- | --- |
+//! | [`Stage::Resolve`] | `resolve` | errors that make a policy unloadable, and the warnings found while resolving names |
+//! | [`Stage::Suppression`] | [`suppress`] | `# toolgate: allow(<lint>)` comments: unknown names, unused ones |
+//! | [`Stage::Lint`] | [`run`] | analyses of the resolved policy: unreachable, redundant and dead rules, risky patterns |
+//!
+//! Warnings of every stage can be silenced with a `# toolgate: allow(<lint_name>)` comment on
+//! the line before the rule (see [`suppress`]).
+//!
+//! ## Example
+//!
+//! ```
+//! let mut sources = toolgate::source::SourceMap::new();
+//! sources.add("p.policy", r#"
+//!     tool read_file(path) needs fs:read
+//!     agent bot {
+//!       grant fs:read
+//!       allow read_file where path matches "/srv/**"
+//!       allow read_file where path matches "/srv/data/**"
+//!     }
+//! "#);
+//! let (_, diags) = toolgate::load::check_sources(sources);
+//! let codes: Vec<&str> = diags.iter().map(|d| d.code).collect();
+//! assert_eq!(codes, ["toolgate::redundant_allow"]);
+//! ```
+
+pub(crate) mod cover;
+pub(crate) mod lang;
+pub mod registry;
+pub mod rules;
+pub mod suppress;
+
+use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
+use crate::resolve::{
+    AgentDef, Grant, NamePattern, Permission, Policy, ServerDef, TargetDef, ToolDef,
+};
+use crate::source::Span;
+use lang::Langs;
+use std::collections::{HashMap, HashSet};
+
+/// Where a lint is detected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// While resolving names (`resolve`); errors there make the policy unloadable.
+    Resolve,
+    /// While reading `# toolgate: allow(...)` comments.
+    Suppression,
+    /// By an analysis of the resolved policy (`toolgate check` only).
+    Lint,
+}
+
+/// One lint: a stable code and its documentation.
+#[derive(Debug)]
+pub struct Lint {
+    /// The snake_case name used in `# toolgate: allow(<name>)`.
+    pub name: &'static str,
+    /// The stable code, `toolgate::<name>`.
+    pub code: &'static str,
+    /// Error or warning.
+    pub severity: Severity,
+    /// Where it is detected.
+    pub stage: Stage,
+    /// One line: what the lint reports.
+    pub summary: &'static str,
+    /// The rule file's doc comment (Markdown, one leading space per line as rustc keeps it).
+    pub doc: &'static str,
+}
+
+impl Lint {
+    /// The documentation with the leading space of each line removed.
+    pub fn doc_text(&self) -> String {
+        self.doc
+            .lines()
+            .map(|l| l.strip_prefix(' ').unwrap_or(l))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The text of one `## ` section of the documentation (without its heading).
+    pub fn section(&self, heading: &str) -> Option<String> {
+        let doc = self.doc_text();
+        let start = doc.find(&format!("## {heading}\n"))? + heading.len() + 4;
+        let rest = &doc[start..];
+        let end = rest.find("\n## ").unwrap_or(rest.len());
+        Some(rest[..end].trim().to_string())
+    }
+}
+
+/// Declares a lint: its doc comment becomes both the item's rustdoc and [`Lint::doc`].
+macro_rules! declare_lint {
+    (
+        $(#[doc = $doc:literal])*
+        $vis:vis static $ident:ident = {
+            name: $name:literal,
+            severity: $sev:ident,
+            stage: $stage:ident,
+            summary: $summary:literal $(,)?
+        }
+    ) => {
+        $(#[doc = $doc])*
+        $vis static $ident: $crate::lint::Lint = $crate::lint::Lint {
+            name: $name,
+            code: concat!("toolgate::", $name),
+            severity: $crate::diagnostic::Severity::$sev,
+            stage: $crate::lint::Stage::$stage,
+            summary: $summary,
+            doc: concat!($($doc, "\n"),*),
+        };
+    };
+}
+pub(crate) use declare_lint;
+
+/// Runs every [`Stage::Lint`] analysis on a resolved policy (warnings, and the error
+/// `toolgate::unknown_argument`). Rules whose span overlaps one of
+/// `errors` (a part of them failed to resolve) are left out of every analysis, so a
+/// half-resolved rule is never reported, nor used to report another.
+pub fn run(policy: &Policy, errors: &[Span]) -> Diagnostics {
+    let mut cx = Context::new(policy, errors);
+    let mut out = Vec::new();
+    rules::unreachable_rule::check(&mut cx, &mut out);
+    rules::deny_never_fires::check(&mut cx, &mut out);
+    rules::pointless_allow::check(&mut cx, &mut out);
+    rules::dead_allow::check(&mut cx, &mut out);
+    rules::redundant_allow::check(&mut cx, &mut out);
+    rules::unsatisfiable_condition::check(&mut cx, &mut out);
+    rules::unanchored_regex::check(&mut cx, &mut out);
+    rules::substring_allow::check(&mut cx, &mut out);
+    rules::unused_grant::check(&mut cx, &mut out);
+    rules::redundant_grant::check(&mut cx, &mut out);
+    rules::unknown_name_in_test::check(&mut cx, &mut out);
+    rules::unknown_argument::check(&mut cx, &mut out);
+    let mut diags = Diagnostics::new();
+    diags.extend(out);
+    diags
+}
+
+/// Matches tool and server names against target parts, compiling each glob once.
+#[derive(Default)]
+pub(crate) struct NameMatcher {
+    globs: HashMap<String, Option<regex_automata::meta::Regex>>,
+}
+
+impl NameMatcher {
+    /// True when the pattern matches the name.
+    pub(crate) fn matches(&mut self, pattern: &NamePattern, name: &str) -> bool {
+        match pattern {
+            NamePattern::Any => true,
+            NamePattern::Literal(l) => l == name,
+            NamePattern::Glob { regex, .. } => self
+                .globs
+                .entry(regex.clone())
+                .or_insert_with(|| {
+                    regex_automata::meta::Builder::new()
+                        .syntax(regex_automata::util::syntax::Config::new().utf8(false))
+                        .build(regex)
+                        .ok()
+                })
+                .as_ref()
+                .is_some_and(|r| r.is_match(name.as_bytes())),
+        }
+    }
+
+    /// The catalog tools (indices into `tools`) a target covers.
+    pub(crate) fn covered(
+        &mut self,
+        servers: &[ServerDef],
+        tools: &[ToolDef],
+        by_name: Option<&HashMap<&str, Vec<u32>>>,
+        target: &TargetDef,
+    ) -> Vec<u32> {
+        let server_ok = |m: &mut NameMatcher, tool: &ToolDef| match (&target.server, tool.server) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(p), Some(s)) => servers.get(s).is_some_and(|s| m.matches(p, &s.name)),
+        };
+        if let (NamePattern::Literal(name), Some(index)) = (&target.tool, by_name) {
+            let hits = index.get(name.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+            return hits
+                .iter()
+                .copied()
+                .filter(|&t| server_ok(self, &tools[t as usize]))
+                .collect();
+        }
+        (0..tools.len() as u32)
+            .filter(|&t| {
+                let tool = &tools[t as usize];
+                server_ok(self, tool) && self.matches(&target.tool, &tool.name)
+            })
+            .collect()
+    }
+}
+
+/// What every analysis shares: the policy, the tools each rule covers, compiled patterns.
+pub(crate) struct Context<'a> {
+    /// The resolved policy.
+    pub policy: &'a Policy,
+    /// Compiled condition patterns.
+    pub langs: Langs,
+    /// For each agent and rule, the catalog tools the target covers (empty without a catalog).
+    pub covers: Vec<Vec<Vec<u32>>>,
+    /// For each agent and rule, true when the rule overlaps an error and is left alone.
+    pub skip: Vec<Vec<bool>>,
+    /// Allow rules found dead (`dead_allow`), not reported again as redundant.
+    pub dead: HashSet<(usize, usize)>,
+    /// The agents' grant sets, for lookups.
+    granted: Vec<Vec<Grant>>,
+}
+
+impl<'a> Context<'a> {
+    fn new(policy: &'a Policy, errors: &[Span]) -> Context<'a> {
+        let mut names = NameMatcher::default();
+        let mut by_name: HashMap<&str, Vec<u32>> = HashMap::new();
+        for (i, t) in policy.tools.iter().enumerate() {
+            by_name.entry(t.name.as_str()).or_default().push(i as u32);
+        }
+        let covers = policy
+            .agents
+            .iter()
+            .map(|a| {
+                a.rules
+                    .iter()
+                    .map(|r| {
+                        if policy.has_catalog() {
+                            names.covered(&policy.servers, &policy.tools, Some(&by_name), &r.target)
+                        } else {
+                            Vec::new()
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let overlaps = |s: Span| {
+            errors.iter().any(|e| {
+                e.file == s.file
+                    && e.start < s.end.max(s.start + 1)
+                    && s.start < e.end.max(e.start + 1)
+            })
+        };
+        let skip = policy
+            .agents
+            .iter()
+            .map(|a| a.rules.iter().map(|r| overlaps(r.span)).collect())
+            .collect();
+        let granted = policy
+            .agents
+            .iter()
+            .map(|a| a.grants.iter().map(|(g, _)| g.clone()).collect())
+            .collect();
+        Context {
+            policy,
+            langs: Langs::default(),
+            covers,
+            skip,
+            dead: HashSet::new(),
+            granted,
+        }
+    }
+
+    /// True when agent `a` is granted `p`.
+    pub fn is_granted(&self, a: usize, p: &Permission) -> bool {
+        self.granted[a].iter().any(|g| match g {
+            Grant::All => true,
+            Grant::Domain(d) => *d == p.domain,
+            Grant::Exact(e) => e == p,
+        })
+    }
+
+    /// The first permission tool `t` needs that agent `a` lacks.
+    pub fn missing(&self, a: usize, t: u32) -> Option<&'a Permission> {
+        let tool = &self.policy.tools[t as usize];
+        tool.needs.iter().find(|p| !self.is_granted(a, p))
+    }
+
+    /// The tools rule `r` of agent `a` covers whose permission gate lets the agent through.
+    pub fn reachable(&self, a: usize, r: usize) -> Vec<u32> {
+        self.covers[a][r]
+            .iter()
+            .copied()
+            .filter(|&t| self.missing(a, t).is_none())
+            .collect()
+    }
+
+    /// The name of a tool as messages show it.
+    pub fn tool_name(&self, t: u32) -> String {
+        self.policy.tool_display(&self.policy.tools[t as usize])
+    }
+
+    /// True when every call to any of `tools` carries argument `path` (a required argument
+    /// of each, enforced before rules run).
+    pub fn always_present(&self, tools: &[u32], path: &[String]) -> bool {
+        let [arg] = path else {
+            return false;
+        };
+        !tools.is_empty()
+            && tools.iter().all(|&t| {
+                self.policy.tools[t as usize]
+                    .params
+                    .as_ref()
+                    .is_some_and(|ps| ps.iter().any(|p| p.name == *arg && !p.optional))
+            })
+    }
+
+    /// The agents with their index.
+    pub fn agents(&self) -> impl Iterator<Item = (usize, &'a AgentDef)> {
+        self.policy.agents.iter().enumerate()
+    }
+}
+
+/// A warning for `lint` at `span`.
+pub(crate) fn warning(lint: &Lint, span: Span, message: impl Into<String>) -> Diagnostic {
+    debug_assert_eq!(lint.severity, Severity::Warning);
+    Diagnostic::warning(lint.code, span, message)
+}
+
+/// `a`, `a` and `b`, `a`, `b` and `c`.
+pub(crate) fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}

