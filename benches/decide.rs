@@ -14,34 +14,11 @@ use serde_json::json;
 use std::time::Duration;
 use toolgate::{Engine, Request};
 
+#[path = "support/generate.rs"]
+mod generate;
+use generate::{deep, wide};
+
 const SIZES: &[usize] = &[10, 100, 1_000, 10_000];
-
-fn wide(n: usize) -> String {
-    let mut s = String::new();
-    for i in 0..n {
-        s.push_str(&format!("tool t{i}(path, command?) needs fs:read\n"));
-    }
-    s.push_str("agent bench {\n  grant fs:*\n");
-    for i in 0..n {
-        s.push_str(&format!(
-            "  allow t{i} where path matches \"/data/team{i}/**/*.csv\"\n"
-        ));
-    }
-    s.push_str("  deny * where command contains any [\"rm -rf\", \"mkfs\", \"sudo \"]\n}\n");
-    s
-}
-
-fn deep(n: usize) -> String {
-    let mut s =
-        String::from("tool t0(path, command?) needs fs:read\nagent bench {\n  grant fs:*\n");
-    for i in 0..n {
-        s.push_str(&format!(
-            "  allow t0 where path matches \"/data/team{i}/**/*.csv\"\n"
-        ));
-    }
-    s.push_str("  deny t0 where command contains any [\"rm -rf\", \"mkfs\", \"sudo \"]\n}\n");
-    s
-}
 
 fn requests(n: usize, layout: &str) -> [(&'static str, Request); 3] {
     let hit = n / 2;

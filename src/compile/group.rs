@@ -8,6 +8,7 @@
 //! Each rule is indexed under one "key" condition, so finding the rules that fire costs the
 //! number of satisfied conditions, not the number of rules.
 
+use super::csr::{Csr, Strings};
 use super::dfa::{DfaError, DfaLimits};
 use super::index::{Automata, PatternIndex};
 use super::matcher::NeedleMatcher;
@@ -15,13 +16,13 @@ use crate::resolve::{CondDef, CondTest, RuleDef, StrPattern};
 use crate::syntax::ast::{CmpOp, Effect};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// Patterns compiled together, and the conditions each pattern satisfies.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct PatternConds<M> {
     pub matcher: M,
-    pub conds: Vec<Vec<u32>>,
+    /// Per pattern: the conditions it satisfies.
+    pub conds: Csr,
 }
 
 /// Everything the rules of a group ask of one argument path.
@@ -56,18 +57,18 @@ pub(crate) struct Group {
     /// Effect of each local rule.
     pub effects: Vec<Effect>,
     /// Condition IDs of each local rule, in the rule's order.
-    pub rule_conds: Vec<Vec<u32>>,
+    pub rule_conds: Csr,
     /// Per condition: the local rules keyed on it.
-    pub keyed: Vec<Vec<u32>>,
+    pub keyed: Csr,
     /// Local rules with no condition, ascending.
     pub unconditional: Vec<u32>,
     /// Per argument: the local rules keyed on one of its conditions other than `present`,
     /// ascending (the rules an absent argument satisfies vacuously in an allow).
-    pub arg_keyed: Vec<Vec<u32>>,
+    pub arg_keyed: Csr,
     /// Number of distinct conditions.
     pub n_conds: usize,
     /// Each condition as written, for explanations.
-    pub cond_text: Vec<Arc<str>>,
+    pub cond_text: Strings,
     /// One matcher per argument path.
     pub args: Vec<ArgMatcher>,
 }
@@ -131,14 +132,14 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], shared: &mut Shared) -> Result<Gr
         }
     }
     let mut ids: HashMap<(&Vec<String>, String), u32> = HashMap::new();
-    let mut cond_text = Vec::new();
+    let mut cond_text = Strings::default();
     let mut args = Vec::new();
     let mut next = 0u32;
     for (i, conds) in per_path.iter().enumerate() {
         let lo = next as usize;
         for c in conds {
             ids.insert((&c.path, cond_key(c)), next);
-            cond_text.push(Arc::from(c.text.as_str()));
+            cond_text.push(&c.text);
             next += 1;
         }
         let hi = next as usize;
@@ -157,14 +158,13 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], shared: &mut Shared) -> Result<Gr
     let mut group = Group {
         rules: rules.iter().map(|(id, _)| *id).collect(),
         effects: rules.iter().map(|(_, r)| r.effect).collect(),
-        rule_conds: Vec::with_capacity(rules.len()),
-        keyed: vec![Vec::new(); n_conds],
-        unconditional: Vec::new(),
-        arg_keyed: vec![Vec::new(); args.len()],
         n_conds,
         cond_text,
         args,
+        ..Group::default()
     };
+    let mut keyed: Vec<Vec<u32>> = vec![Vec::new(); n_conds];
+    let mut arg_keyed: Vec<Vec<u32>> = vec![Vec::new(); group.args.len()];
     for (local, (_, rule)) in rules.iter().enumerate() {
         let conds: Vec<u32> = rule
             .conditions
@@ -182,20 +182,21 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], shared: &mut Shared) -> Result<Gr
                 )
             })
             .or(if conds.is_empty() { None } else { Some(0) });
-        match key {
-            Some(k) => {
-                let c = conds[k];
-                group.keyed[c as usize].push(local as u32);
+        match key.and_then(|k| conds.get(k).copied()) {
+            Some(c) => {
+                keyed[c as usize].push(local as u32);
                 if let Some(a) = group.arg_of(c) {
                     if !group.args[a].present.contains(&c) {
-                        group.arg_keyed[a].push(local as u32);
+                        arg_keyed[a].push(local as u32);
                     }
                 }
             }
             None => group.unconditional.push(local as u32),
         }
-        group.rule_conds.push(conds);
+        group.rule_conds.push_row(&conds);
     }
+    group.keyed = Csr::from_rows(keyed);
+    group.arg_keyed = Csr::from_rows(arg_keyed);
     Ok(group)
 }
 
@@ -286,19 +287,19 @@ fn build_arg(
     if !raw.sources.is_empty() {
         m.raw = Some(PatternConds {
             matcher: PatternIndex::build(&raw.sources, &mut shared.automata, limits)?,
-            conds: raw.conds,
+            conds: Csr::from_rows(raw.conds),
         });
     }
     if !norm.sources.is_empty() {
         m.norm = Some(PatternConds {
             matcher: PatternIndex::build(&norm.sources, &mut shared.automata, limits)?,
-            conds: norm.conds,
+            conds: Csr::from_rows(norm.conds),
         });
     }
     if !needles.sources.is_empty() {
         m.needles = Some(PatternConds {
             matcher: shared.needles(needles.sources)?,
-            conds: needles.conds,
+            conds: Csr::from_rows(needles.conds),
         });
     }
     Ok(m)

@@ -1,15 +1,16 @@
 //! A pattern index: which of many regexes match a value, in one linear pass.
 //!
 //! Patterns anchored at the start with a literal prefix (every glob and `==`/`in` literal, and
-//! regexes written `^literal...`) are bucketed by that prefix. A trie walk (aho-corasick,
-//! anchored) finds the buckets whose prefix starts the value, and one DFA over each bucket's
-//! suffixes finishes the match. Prefixes may nest (`/data/team1` starts `/data/team10`), but
-//! only a few deep: a prefix under too many others goes to the unanchored shards, so a value
-//! meets a bounded number of buckets and the pass stays linear in its length. Suffix DFAs are shared:
-//! 10,000 globs `/data/team{i}/**/*.csv` need ten thousand prefixes and one DFA. Patterns without
-//! a usable prefix go to a few unanchored DFA shards. Regexes a DFA cannot run (Unicode word
+//! regexes written `^literal...`) are bucketed by that prefix. The prefixes are kept sorted:
+//! one binary search finds the greatest prefix not above the value, and every bucket prefix
+//! that starts the value is on that prefix's parent chain (prefixes may nest, `/data/team1`
+//! starts `/data/team10`, but only a few deep: a prefix under too many others goes to the
+//! shards). One DFA over each matching bucket's suffixes finishes the match; suffix DFAs are
+//! shared, so 10,000 globs `/data/team{i}/**/*.csv` need one DFA. Patterns without a usable
+//! prefix go to a few unanchored DFA shards. Regexes a DFA cannot run (Unicode word
 //! boundaries) go to a lazy fallback regex rebuilt from source when a bundle is loaded.
 
+use super::csr::Csr;
 use super::dfa::{Dfa, DfaError, DfaLimits};
 use regex_automata::{
     meta, nfa::thompson::WhichCaptures, util::syntax, Input, MatchKind, PatternSet,
@@ -20,10 +21,13 @@ use std::collections::HashMap;
 
 /// Most patterns compiled into one unanchored DFA shard.
 const SHARD_PATTERNS: usize = 64;
-/// Above this many buckets the prefix lookup uses an automaton instead of a scan.
-const SCAN_BUCKETS: usize = 8;
 /// Most bucket prefixes that can start one value (a deeper prefix goes to the shards).
 const MAX_NESTED_PREFIXES: usize = 8;
+/// `parents` entry of a prefix with no parent.
+const NO_PARENT: u32 = u32::MAX;
+
+/// A bucket in the making: its prefix and the suffixes of its patterns with their indices.
+type Bucket = (Vec<u8>, Vec<(Hir, u32)>);
 
 /// Automata shared by every matcher of an engine, deduplicated at compile time.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -57,12 +61,9 @@ impl Automata {
     }
 }
 
-/// A pattern's remainder after its bucket prefix, and the pattern's index.
-type Suffix = (Hir, u32);
-
 /// A DFA and the original pattern index of each of its patterns.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct Mapped {
+struct Shard {
     dfa: u32,
     patterns: Vec<u32>,
 }
@@ -79,14 +80,18 @@ struct Fallback {
 /// Which of a set of patterns match a value.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PatternIndex {
-    prefixes: Vec<Vec<u8>>,
+    /// Bucket prefixes, sorted ascending, stored end to end.
+    prefix_bytes: Vec<u8>,
+    /// Row `b` of this one-column table is `[start]`; prefix `b` ends where `b + 1` starts.
+    prefix_ends: Vec<u32>,
     /// Per bucket: the bucket whose prefix is the longest proper prefix of its own.
-    parents: Vec<Option<u32>>,
-    buckets: Vec<Mapped>,
-    rest: Vec<Mapped>,
+    parents: Vec<u32>,
+    /// Per bucket: the suffix DFA.
+    bucket_dfas: Vec<u32>,
+    /// Per bucket: the original pattern index of each suffix DFA pattern.
+    bucket_patterns: Csr,
+    rest: Vec<Shard>,
     fallback: Option<Fallback>,
-    #[serde(skip)]
-    prefix_ac: Option<aho_corasick::AhoCorasick>,
 }
 
 fn parse(pattern: &str) -> Result<Hir, DfaError> {
@@ -140,38 +145,18 @@ fn fallback_regex(sources: &[String]) -> Result<meta::Regex, DfaError> {
         })
 }
 
-/// For each prefix, the index of the longest other prefix that starts it.
-fn parents_of(prefixes: &[Vec<u8>]) -> Vec<Option<u32>> {
-    let mut order: Vec<usize> = (0..prefixes.len()).collect();
-    order.sort_by(|&a, &b| prefixes[a].cmp(&prefixes[b]));
-    let mut parents = vec![None; prefixes.len()];
-    let mut stack: Vec<usize> = Vec::new();
-    for i in order {
-        while stack
-            .last()
-            .is_some_and(|&a| !prefixes[i].starts_with(&prefixes[a]))
-        {
+/// For sorted prefixes, the index of the longest other prefix that starts each one.
+fn parents_of<'a>(sorted: impl Iterator<Item = &'a [u8]>) -> Vec<u32> {
+    let mut parents = Vec::new();
+    let mut stack: Vec<(usize, &[u8])> = Vec::new();
+    for (i, p) in sorted.enumerate() {
+        while stack.last().is_some_and(|(_, a)| !p.starts_with(a)) {
             stack.pop();
         }
-        parents[i] = stack.last().map(|&a| a as u32);
-        stack.push(i);
+        parents.push(stack.last().map_or(NO_PARENT, |(a, _)| *a as u32));
+        stack.push((i, p));
     }
     parents
-}
-
-fn prefix_automaton(prefixes: &[Vec<u8>]) -> Result<Option<aho_corasick::AhoCorasick>, DfaError> {
-    if prefixes.len() <= SCAN_BUCKETS {
-        return Ok(None);
-    }
-    aho_corasick::AhoCorasick::builder()
-        .start_kind(aho_corasick::StartKind::Anchored)
-        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-        .build(prefixes)
-        .map(Some)
-        .map_err(|e| DfaError {
-            message: e.to_string(),
-            too_large: true,
-        })
 }
 
 impl PatternIndex {
@@ -194,54 +179,57 @@ impl PatternIndex {
                 rest.push((hir, i as u32));
             }
         }
-        // Bound how many bucket prefixes can start one value: a prefix nested under too many
-        // others goes to the rest.
-        let mut distinct: Vec<&[u8]> = prefixed.iter().map(|(p, _, _)| p.as_slice()).collect();
-        distinct.sort_unstable();
-        distinct.dedup();
-        let mut too_deep: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
-        let mut ancestors: Vec<&[u8]> = Vec::new();
-        for p in distinct {
-            while ancestors.last().is_some_and(|a| !p.starts_with(a)) {
+        // Group by prefix (sorted), then bound the nesting: a prefix under too many others
+        // goes to the rest.
+        prefixed.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut groups: Vec<Bucket> = Vec::new();
+        for (prefix, suffix, i) in prefixed {
+            match groups.last_mut() {
+                Some((p, members)) if *p == prefix => members.push((suffix, i)),
+                _ => groups.push((prefix, vec![(suffix, i)])),
+            }
+        }
+        let mut kept: Vec<Bucket> = Vec::new();
+        let mut ancestors: Vec<usize> = Vec::new();
+        for (prefix, members) in groups {
+            while ancestors
+                .last()
+                .is_some_and(|&a| !prefix.starts_with(&kept[a].0))
+            {
                 ancestors.pop();
             }
             if ancestors.len() >= MAX_NESTED_PREFIXES {
-                too_deep.insert(p.to_vec());
+                for (_, i) in members {
+                    rest.push((parse(&patterns[i as usize])?, i));
+                }
             } else {
-                ancestors.push(p);
+                ancestors.push(kept.len());
+                kept.push((prefix, members));
             }
         }
-        let mut bucket_of: HashMap<Vec<u8>, usize> = HashMap::new();
-        let mut bucket_members: Vec<(Vec<u8>, Vec<Suffix>)> = Vec::new();
-        for (prefix, suffix, i) in prefixed {
-            if too_deep.contains(&prefix) {
-                rest.push((parse(&patterns[i as usize])?, i));
-                continue;
-            }
-            let b = *bucket_of.entry(prefix.clone()).or_insert_with(|| {
-                bucket_members.push((prefix, Vec::new()));
-                bucket_members.len() - 1
-            });
-            bucket_members[b].1.push((suffix, i));
-        }
-        let mut prefixes = Vec::with_capacity(bucket_members.len());
-        let mut buckets = Vec::with_capacity(bucket_members.len());
-        for (prefix, members) in bucket_members {
+        let mut index = PatternIndex {
+            prefix_bytes: Vec::new(),
+            prefix_ends: Vec::with_capacity(kept.len()),
+            parents: Vec::new(),
+            bucket_dfas: Vec::with_capacity(kept.len()),
+            bucket_patterns: Csr::default(),
+            rest: Vec::new(),
+            fallback: None,
+        };
+        for (prefix, members) in kept {
             let (hirs, ids): (Vec<Hir>, Vec<u32>) = members.into_iter().unzip();
-            buckets.push(Mapped {
-                dfa: automata.dfa(hirs, true, limits)?,
-                patterns: ids,
-            });
-            prefixes.push(prefix);
+            index.bucket_dfas.push(automata.dfa(hirs, true, limits)?);
+            index.bucket_patterns.push_row(&ids);
+            index.prefix_bytes.extend_from_slice(&prefix);
+            index.prefix_ends.push(index.prefix_bytes.len() as u32);
         }
-        let parents = parents_of(&prefixes);
-        let mut shards = Vec::new();
+        index.parents = parents_of((0..index.prefix_ends.len()).map(|b| index.prefix(b)));
         let mut queue: Vec<Vec<(Hir, u32)>> =
             rest.chunks(SHARD_PATTERNS).map(<[_]>::to_vec).collect();
         while let Some(chunk) = queue.pop() {
             let (hirs, ids): (Vec<Hir>, Vec<u32>) = chunk.iter().cloned().unzip();
             match automata.dfa(hirs, false, limits) {
-                Ok(dfa) => shards.push(Mapped { dfa, patterns: ids }),
+                Ok(dfa) => index.rest.push(Shard { dfa, patterns: ids }),
                 Err(e) if e.too_large && chunk.len() > 1 => {
                     let half = chunk.len() / 2;
                     queue.push(chunk[..half].to_vec());
@@ -250,54 +238,78 @@ impl PatternIndex {
                 Err(e) => return Err(e),
             }
         }
-        let fallback = if fallback.is_empty() {
-            None
-        } else {
+        if !fallback.is_empty() {
             let sources: Vec<String> = fallback
                 .iter()
                 .map(|&i| patterns[i as usize].clone())
                 .collect();
-            Some(Fallback {
+            index.fallback = Some(Fallback {
                 regex: Some(fallback_regex(&sources)?),
                 sources,
                 patterns: fallback,
-            })
-        };
-        let prefix_ac = prefix_automaton(&prefixes)?;
-        Ok(PatternIndex {
-            prefixes,
-            parents,
-            buckets,
-            rest: shards,
-            fallback,
-            prefix_ac,
-        })
+            });
+        }
+        Ok(index)
     }
 
-    /// Rebuilds what is not serialized (the prefix automaton and the fallback regex).
+    /// Bucket `b`'s prefix.
+    fn prefix(&self, b: usize) -> &[u8] {
+        let start = if b == 0 {
+            0
+        } else {
+            self.prefix_ends.get(b - 1).copied().unwrap_or(0) as usize
+        };
+        let end = self.prefix_ends.get(b).copied().unwrap_or(0) as usize;
+        self.prefix_bytes.get(start..end).unwrap_or(&[])
+    }
+
+    /// Rebuilds what is not serialized (the fallback regex).
     pub fn rebuild(&mut self) -> Result<(), DfaError> {
-        self.prefix_ac = prefix_automaton(&self.prefixes)?;
         if let Some(f) = self.fallback.as_mut() {
             f.regex = Some(fallback_regex(&f.sources)?);
         }
         Ok(())
     }
 
-    /// Checks that every DFA reference is in range and every mapping fits its DFA.
+    /// Checks that the prefixes are sorted and consistent, every DFA reference is in range,
+    /// and every mapping fits its DFA.
     pub fn validate(&self, automata: &Automata, n_patterns: usize) -> Result<(), String> {
-        if self.prefixes.len() != self.buckets.len() || self.parents != parents_of(&self.prefixes) {
+        let buckets = self.prefix_ends.len();
+        let ends_ok = self.prefix_ends.windows(2).all(|w| w[0] < w[1])
+            && self.prefix_ends.first().is_none_or(|&e| e > 0)
+            && self
+                .prefix_ends
+                .last()
+                .map_or(self.prefix_bytes.is_empty(), |&e| {
+                    e as usize == self.prefix_bytes.len()
+                });
+        if !ends_ok
+            || self.bucket_dfas.len() != buckets
+            || !self.bucket_patterns.is_valid(buckets, n_patterns)
+        {
             return Err("bucket table is inconsistent".into());
         }
-        for m in self.buckets.iter().chain(&self.rest) {
-            let dfa = automata
+        if !(1..buckets).all(|b| self.prefix(b - 1) < self.prefix(b))
+            || self.parents != parents_of((0..buckets).map(|b| self.prefix(b)))
+        {
+            return Err("bucket prefixes are not sorted".into());
+        }
+        let dfa_fits = |dfa: u32, patterns: usize| {
+            automata
                 .dfas
-                .get(m.dfa as usize)
-                .ok_or("DFA reference out of range")?;
-            if dfa.pattern_len() != m.patterns.len() {
-                return Err("DFA pattern count mismatch".into());
+                .get(dfa as usize)
+                .is_some_and(|d| d.pattern_len() == patterns)
+        };
+        for b in 0..buckets {
+            if !dfa_fits(self.bucket_dfas[b], self.bucket_patterns.row(b).len()) {
+                return Err("bucket DFA does not fit its patterns".into());
             }
-            if m.patterns.iter().any(|&p| p as usize >= n_patterns) {
-                return Err("pattern reference out of range".into());
+        }
+        for s in &self.rest {
+            if !dfa_fits(s.dfa, s.patterns.len())
+                || s.patterns.iter().any(|&p| p as usize >= n_patterns)
+            {
+                return Err("shard DFA does not fit its patterns".into());
             }
         }
         if let Some(f) = &self.fallback {
@@ -320,50 +332,46 @@ impl PatternIndex {
         out: &mut Vec<u32>,
     ) -> bool {
         let mut ok = true;
-        let mut ac_failed = false;
-        let mut run = |m: &Mapped, start: usize| {
+        let mut run = |dfa: u32, patterns: &[u32], start: usize| {
             scratch.clear();
-            match automata.dfas.get(m.dfa as usize) {
-                Some(dfa) => ok &= dfa.matches(value, start, scratch),
+            match automata.dfas.get(dfa as usize) {
+                Some(d) => ok &= d.matches(value, start, scratch),
                 None => ok = false,
             }
-            out.extend(scratch.iter().filter_map(|&j| m.patterns.get(j as usize)));
+            out.extend(scratch.iter().filter_map(|&j| patterns.get(j as usize)));
         };
-        match &self.prefix_ac {
-            Some(ac) => {
-                // The longest bucket prefix starting the value; every other one that starts it
-                // is a prefix of that one, so it is on its parent chain.
-                let input = aho_corasick::Input::new(value).anchored(aho_corasick::Anchored::Yes);
-                match ac.try_find(input) {
-                    Ok(found) => {
-                        let mut next = found.map(|m| m.pattern().as_u32());
-                        let mut steps = 0;
-                        while let Some(b) = next.filter(|_| steps <= MAX_NESTED_PREFIXES) {
-                            let (Some(bucket), Some(prefix)) =
-                                (self.buckets.get(b as usize), self.prefixes.get(b as usize))
-                            else {
-                                break;
-                            };
-                            run(bucket, prefix.len());
-                            next = self.parents.get(b as usize).copied().flatten();
-                            steps += 1;
-                        }
-                    }
-                    Err(_) => ac_failed = true,
-                }
+        // Every bucket prefix that starts the value is a prefix of the greatest bucket prefix
+        // not above the value, so it is on that prefix's parent chain.
+        let (mut lo, mut hi) = (0usize, self.prefix_ends.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.prefix(mid) <= value {
+                lo = mid + 1;
+            } else {
+                hi = mid;
             }
-            None => {
-                for (b, prefix) in self.buckets.iter().zip(&self.prefixes) {
-                    if value.starts_with(prefix) {
-                        run(b, prefix.len());
-                    }
-                }
+        }
+        let mut b = lo.checked_sub(1);
+        let mut steps = 0;
+        while let Some(bucket) = b.filter(|_| steps <= MAX_NESTED_PREFIXES + 1) {
+            let prefix = self.prefix(bucket);
+            if value.starts_with(prefix) {
+                run(
+                    self.bucket_dfas[bucket],
+                    self.bucket_patterns.row(bucket),
+                    prefix.len(),
+                );
             }
+            b = self
+                .parents
+                .get(bucket)
+                .filter(|&&p| p != NO_PARENT)
+                .map(|&p| p as usize);
+            steps += 1;
         }
         for shard in &self.rest {
-            run(shard, 0);
+            run(shard.dfa, &shard.patterns, 0);
         }
-        ok &= !ac_failed;
         if let Some(f) = &self.fallback {
             match &f.regex {
                 Some(re) => {
@@ -382,22 +390,11 @@ impl PatternIndex {
 mod tests {
     use super::*;
 
-    #[test]
-    fn deeply_nested_prefixes_go_to_the_shards() {
-        let pats: Vec<String> = (1..=12).map(|n| format!("^{}", "a".repeat(n))).collect();
-        let mut automata = Automata::default();
-        let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
-        assert_eq!(idx.buckets.len(), MAX_NESTED_PREFIXES);
-        let (mut scratch, mut out) = (Vec::new(), Vec::new());
-        idx.matches(b"aaaaaaaaaaaaaaaa", &automata, &mut scratch, &mut out);
-        out.sort();
-        assert_eq!(out, (0..12).collect::<Vec<u32>>());
-    }
-
     fn matches(patterns: &[&str], value: &str) -> Vec<u32> {
         let pats: Vec<String> = patterns.iter().map(|s| s.to_string()).collect();
         let mut automata = Automata::default();
         let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
+        idx.validate(&automata, pats.len()).unwrap();
         let (mut scratch, mut out) = (Vec::new(), Vec::new());
         assert!(idx.matches(value.as_bytes(), &automata, &mut scratch, &mut out));
         out.sort();
@@ -420,18 +417,58 @@ mod tests {
         assert_eq!(matches(&pats, "a word here"), vec![4]);
         assert_eq!(matches(&pats, "Xyz"), vec![5]);
         assert_eq!(matches(&pats, "/other"), Vec::<u32>::new());
+        assert_eq!(matches(&pats, ""), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn nested_prefixes_are_all_found() {
+        let pats = ["^a", "^ab", "^abc", "^b", "^aa"];
+        assert_eq!(matches(&pats, "abcd"), vec![0, 1, 2]);
+        assert_eq!(matches(&pats, "aab"), vec![0, 4]);
+        assert_eq!(matches(&pats, "ac"), vec![0]);
+        assert_eq!(matches(&pats, "b"), vec![3]);
+        assert_eq!(matches(&pats, "0"), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn deeply_nested_prefixes_go_to_the_shards() {
+        let pats: Vec<String> = (1..=12).map(|n| format!("^{}", "a".repeat(n))).collect();
+        let mut automata = Automata::default();
+        let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
+        assert_eq!(idx.bucket_dfas.len(), MAX_NESTED_PREFIXES);
+        let (mut scratch, mut out) = (Vec::new(), Vec::new());
+        idx.matches(b"aaaaaaaaaaaaaaaa", &automata, &mut scratch, &mut out);
+        out.sort();
+        assert_eq!(out, (0..12).collect::<Vec<u32>>());
     }
 
     #[test]
     fn many_prefixes_share_one_suffix_dfa() {
+        // globset leaves the `/` of `/**/` out of the literal prefix, so prefixes nest:
+        // `/data/team4` starts `/data/team42`.
         let pats: Vec<String> = (0..500)
-            .map(|i| format!(r"(?-u)^/data/team{i}/(?:.*/)?[^/]*\.csv$"))
+            .map(|i| {
+                crate::compile::glob::translate(&format!("/data/team{i}/**/*.csv"))
+                    .unwrap()
+                    .regex
+            })
             .collect();
         let mut automata = Automata::default();
         let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
-        assert_eq!(automata.dfas.len(), 1);
+        assert_eq!(automata.dfas.len(), 1, "one shared suffix DFA");
+        assert!(idx.rest.is_empty(), "no pattern falls back to the shards");
         let (mut scratch, mut out) = (Vec::new(), Vec::new());
         idx.matches(b"/data/team42/x/y.csv", &automata, &mut scratch, &mut out);
         assert_eq!(out, vec![42]);
+    }
+
+    #[test]
+    fn validation_refuses_unsorted_prefixes() {
+        let pats: Vec<String> = ["^b", "^a"].iter().map(|s| s.to_string()).collect();
+        let mut automata = Automata::default();
+        let mut idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
+        assert!(idx.validate(&automata, 2).is_ok());
+        idx.prefix_bytes.reverse();
+        assert!(idx.validate(&automata, 2).is_err());
     }
 }

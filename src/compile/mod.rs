@@ -3,6 +3,7 @@
 //! (agent, tool) with one multi-pattern matcher per argument.
 
 pub mod bitset;
+pub mod csr;
 pub mod dfa;
 pub mod glob;
 pub(crate) mod group;
@@ -16,6 +17,7 @@ use crate::resolve::{Grant, NamePattern, Policy, RuleDef};
 use crate::syntax::ast::Effect;
 use crate::RuleRef;
 use bitset::BitSet;
+use csr::Csr;
 use dfa::{DfaError, DfaLimits};
 use group::Group;
 use index::{Automata, PatternIndex};
@@ -185,11 +187,18 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Engine,
             group: 0,
             targets: None,
             visible: Vec::new(),
+            candidates: Csr::default(),
             default_message: Arc::from(match agent.default {
                 Effect::Allow => format!("allowed by the default of agent `{}`", agent.name),
                 Effect::Deny => String::new(),
             }),
         });
+    }
+
+    // One rule group per agent, holding all its rules; with a catalog, each (agent, tool)
+    // selects its candidate rules from it through a precomputed list.
+    for (ai, agent) in policy.agents.iter().enumerate() {
+        agents[ai].group = build_group(&agent_rules[ai], &agent.name, &mut diags);
     }
 
     let catalog = if policy.has_catalog() {
@@ -221,7 +230,6 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Engine,
         let servers: Vec<String> = policy.servers.iter().map(|s| s.name.clone()).collect();
         let n_tools = tools.len();
         let mut gate = Vec::with_capacity(agents.len() * n_tools);
-        let mut group_of = Vec::with_capacity(agents.len() * n_tools);
         for (ai, agent) in policy.agents.iter().enumerate() {
             // Invert rule -> targeted tools into tool -> rules (source order kept).
             let mut per_tool: Vec<Vec<(u32, &RuleDef)>> = vec![Vec::new(); n_tools];
@@ -247,7 +255,9 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Engine,
                 }
             }
             let rt = &agents[ai];
+            let first_rule = agent_rules[ai].first().map_or(0, |(id, _)| *id);
             let mut visible = Vec::new();
+            let mut candidates = Csr::default();
             for (t, members) in per_tool.iter().enumerate() {
                 let missing = tools[t]
                     .needs
@@ -255,8 +265,8 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Engine,
                     .copied()
                     .find(|&p| !rt.grants.contains(&perms, p));
                 gate.push(missing);
-                let g = build_group(members, &agent.name, &mut diags);
-                group_of.push(g);
+                let locals: Vec<u32> = members.iter().map(|(id, _)| id - first_rule).collect();
+                candidates.push_row(&locals);
                 let targeted_by_allow = members.iter().any(|(_, r)| r.effect == Effect::Allow);
                 let removed = members
                     .iter()
@@ -269,19 +279,16 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Engine,
                 }
             }
             agents[ai].visible = visible;
+            agents[ai].candidates = candidates;
         }
         Some(Catalog {
             tools,
             by_name,
             servers,
             gate,
-            group: group_of,
             n_tools,
         })
     } else {
-        for (ai, agent) in policy.agents.iter().enumerate() {
-            agents[ai].group = build_group(&agent_rules[ai], &agent.name, &mut diags);
-        }
         for (ai, agent) in policy.agents.iter().enumerate() {
             let targets = agent_rules[ai].iter().map(|(_, r)| &r.target);
             match TargetMatcher::new(targets, &mut shared.automata, limits) {

@@ -19,9 +19,30 @@ use std::cell::RefCell;
 pub(crate) struct Outcome {
     pub first_deny: Option<u32>,
     pub first_allow: Option<u32>,
-    /// When explaining: per local rule, `None` if it fired, else its first failing condition.
-    pub trace: Option<Vec<Option<u32>>>,
+    /// When explaining: each candidate rule, with `None` if it fired, else its first failing
+    /// condition.
+    pub trace: Option<Vec<(u32, Option<u32>)>>,
 }
+
+/// Which of a group's rules may fire for this call.
+pub(crate) enum Candidates<'a> {
+    /// The rules targeting the catalog tool (local IDs, ascending).
+    List(&'a [u32]),
+    /// The rules whose targets matched the request (policies without a catalog).
+    Bits(BitSet),
+}
+
+impl Candidates<'_> {
+    fn contains(&self, local: u32) -> bool {
+        match self {
+            Candidates::List(l) => l.binary_search(&local).is_ok(),
+            Candidates::Bits(b) => b.contains(local as usize),
+        }
+    }
+}
+
+/// With at most this many candidate rules, each is checked directly.
+const DIRECT_CANDIDATES: usize = 32;
 
 /// How an argument was found in the call.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -89,13 +110,12 @@ struct Judge<'e> {
 }
 
 impl Group {
-    /// Evaluates the group. `candidates`, when given, limits which local rules may fire
-    /// (policies without a catalog select rules by target at run time). Returns `None` when
-    /// a matcher failed (the caller denies).
+    /// Evaluates the group for the candidate rules. Returns `None` when a matcher failed
+    /// (the caller denies).
     pub(crate) fn evaluate(
         &self,
         args: &Map<String, Value>,
-        candidates: Option<&BitSet>,
+        candidates: &Candidates,
         automata: &Automata,
         needles: &[NeedleMatcher],
         explain: bool,
@@ -119,7 +139,7 @@ impl Group {
     fn evaluate_with(
         &self,
         args: &Map<String, Value>,
-        candidates: Option<&BitSet>,
+        candidates: &Candidates,
         automata: &Automata,
         needles: &[NeedleMatcher],
         explain: bool,
@@ -147,13 +167,12 @@ impl Group {
                 (Effect::Allow, ArgState::Judged) => s.allow.contains(c),
             }
         };
-        let candidate = |local: u32| candidates.is_none_or(|c| c.contains(local as usize));
         let fires = |local: u32| {
             let effect = self.effects[local as usize];
-            candidate(local)
-                && self.rule_conds[local as usize]
-                    .iter()
-                    .all(|&c| holds(c, effect))
+            self.rule_conds
+                .row(local as usize)
+                .iter()
+                .all(|&c| holds(c, effect))
         };
         let mut first = [None::<u32>, None::<u32>]; // [allow, deny]
         let mut consider = |local: u32| {
@@ -162,39 +181,56 @@ impl Group {
                 *slot = Some(local);
             }
         };
-        for &local in &self.unconditional {
-            if candidate(local) {
-                consider(local);
-            }
-        }
-        // Rules keyed on a condition that holds for a judged or empty argument.
-        for &c in s.deny.set.iter().chain(&s.allow.set) {
-            for &local in &self.keyed[c as usize] {
-                if fires(local) {
-                    consider(local);
+        match candidates {
+            // Few candidates (the usual case with a catalog): check each, in order.
+            Candidates::List(list) if list.len() <= DIRECT_CANDIDATES => {
+                for &local in list.iter() {
+                    if fires(local) {
+                        consider(local);
+                    }
                 }
             }
-        }
-        // Rules keyed on an absent argument (or an empty array) hold that condition vacuously
-        // in an allow: the first of them that fires is the only one that can matter.
-        for (a, state) in s.states.iter().enumerate() {
-            if *state != ArgState::Judged {
-                if let Some(&local) = self.arg_keyed[a]
-                    .iter()
-                    .find(|&&l| self.effects[l as usize] == Effect::Allow && fires(l))
-                {
-                    consider(local);
+            _ => {
+                let candidate = |local: u32| candidates.contains(local);
+                for &local in &self.unconditional {
+                    if candidate(local) {
+                        consider(local);
+                    }
+                }
+                // Rules keyed on a condition that holds for a judged or empty argument.
+                for &c in s.deny.set.iter().chain(&s.allow.set) {
+                    for &local in self.keyed.row(c as usize) {
+                        if candidate(local) && fires(local) {
+                            consider(local);
+                        }
+                    }
+                }
+                // Rules keyed on an absent argument (or an empty array) hold that condition
+                // vacuously in an allow: the first of them that fires is the only one that
+                // can matter.
+                for (a, state) in s.states.iter().enumerate() {
+                    if *state != ArgState::Judged {
+                        if let Some(&local) = self.arg_keyed.row(a).iter().find(|&&l| {
+                            self.effects[l as usize] == Effect::Allow && candidate(l) && fires(l)
+                        }) {
+                            consider(local);
+                        }
+                    }
                 }
             }
         }
         let trace = explain.then(|| {
             (0..self.rules.len() as u32)
+                .filter(|&local| candidates.contains(local))
                 .map(|local| {
                     let effect = self.effects[local as usize];
-                    self.rule_conds[local as usize]
+                    let failed = self
+                        .rule_conds
+                        .row(local as usize)
                         .iter()
                         .copied()
-                        .find(|&c| !holds(c, effect))
+                        .find(|&c| !holds(c, effect));
+                    (local, failed)
                 })
                 .collect()
         });
@@ -269,8 +305,7 @@ impl Judge<'_> {
                         return None;
                     }
                     for &p in &s.hits {
-                        s.value
-                            .extend(r.conds.get(p as usize).into_iter().flatten());
+                        s.value.extend_from_slice(r.conds.row(p as usize));
                     }
                 }
                 if let Some(n) = &arg.needles {
@@ -278,7 +313,7 @@ impl Judge<'_> {
                     s.seen.reset(m.len());
                     let (value_out, conds) = (&mut s.value, &n.conds);
                     if !m.matches(text, &mut s.seen, |id| {
-                        value_out.extend(conds.get(id).into_iter().flatten())
+                        value_out.extend_from_slice(conds.row(id))
                     }) {
                         return None;
                     }
@@ -296,8 +331,7 @@ impl Judge<'_> {
                                 return None;
                             }
                             for &p in &s.hits {
-                                s.value
-                                    .extend(r.conds.get(p as usize).into_iter().flatten());
+                                s.value.extend_from_slice(r.conds.row(p as usize));
                             }
                         }
                         None => unreadable_path = true,

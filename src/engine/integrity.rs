@@ -16,19 +16,23 @@ fn all_below(ids: &[u32], bound: usize) -> bool {
     ids.iter().all(|&i| (i as usize) < bound)
 }
 
+fn ascending(ids: &[u32]) -> bool {
+    ids.windows(2).all(|w| w[0] < w[1])
+}
+
 impl Engine {
     /// Validates a decoded engine and rebuilds its lookup maps and automata.
     pub(crate) fn validate_and_rebuild(&mut self) -> Result<(), String> {
         self.perms.rebuild()?;
         let (n_perms, n_domains) = (self.perms.len(), self.perms.domain_len());
-        let n_groups = self.groups.len();
-        check(n_groups > 0, "no rule groups")?;
+        check(!self.groups.is_empty(), "no rule groups")?;
         for g in &self.groups {
             validate_group(g, self)?;
         }
         for n in &mut self.needles {
             n.rebuild().map_err(|e| e.message)?;
         }
+        let n_tools = self.catalog.as_ref().map_or(0, |c| c.tools.len());
         self.agent_index.clear();
         for (i, a) in self.agents.iter().enumerate() {
             check(
@@ -36,54 +40,70 @@ impl Engine {
                 "duplicate agent",
             )?;
             check(
-                a.grants.exact.words().len() <= n_perms.div_ceil(64).max(1),
+                a.grants.exact.words().len() <= n_perms.div_ceil(64),
                 "grant set too large",
             )?;
             check(
-                a.grants.domains.words().len() <= n_domains.div_ceil(64).max(1),
+                a.grants.domains.words().len() <= n_domains.div_ceil(64),
                 "domain set too large",
             )?;
-            check((a.group as usize) < n_groups, "agent group out of range")?;
+            let group = self
+                .groups
+                .get(a.group as usize)
+                .ok_or("agent group out of range")?;
+            let n_rules = group.rules.len();
+            match (&self.catalog, &a.targets) {
+                (Some(_), None) => {
+                    check(
+                        a.candidates.is_valid(n_tools, n_rules),
+                        "candidate table is inconsistent",
+                    )?;
+                    check(
+                        (0..n_tools).all(|t| ascending(a.candidates.row(t))),
+                        "candidates not ascending",
+                    )?;
+                    check(
+                        all_below(&a.visible, n_tools) && ascending(&a.visible),
+                        "visible tools out of range",
+                    )?;
+                }
+                (None, Some(t)) => {
+                    let n = t.n_rules;
+                    check(n == n_rules, "target table size mismatch")?;
+                    check(
+                        all_below(&t.tool_rules, n)
+                            && all_below(&t.tool_any, n)
+                            && all_below(&t.server_rules, n)
+                            && all_below(&t.server_any, n)
+                            && all_below(&t.no_server, n),
+                        "target rule out of range",
+                    )?;
+                    t.tool.validate(&self.automata, t.tool_rules.len())?;
+                    t.server.validate(&self.automata, t.server_rules.len())?;
+                }
+                _ => return Err("agent tables do not match the catalog".into()),
+            }
         }
-        let n_agents = self.agents.len();
         for a in &mut self.agents {
             if let Some(t) = a.targets.as_mut() {
-                let n = t.n_rules;
-                check(
-                    all_below(&t.tool_rules, n)
-                        && all_below(&t.tool_any, n)
-                        && all_below(&t.server_rules, n)
-                        && all_below(&t.server_any, n)
-                        && all_below(&t.no_server, n),
-                    "target rule out of range",
-                )?;
-                t.tool.validate(&self.automata, t.tool_rules.len())?;
-                t.server.validate(&self.automata, t.server_rules.len())?;
                 t.tool.rebuild().map_err(|e| e.message)?;
                 t.server.rebuild().map_err(|e| e.message)?;
-                check(self.catalog.is_none(), "targets in a policy with a catalog")?;
-                check(
-                    n == self.groups[a.group as usize].rules.len(),
-                    "target table size mismatch",
-                )?;
             }
         }
         if let Some(cat) = self.catalog.as_mut() {
             check(cat.n_tools == cat.tools.len(), "tool count mismatch")?;
-            let slots = n_agents
+            let slots = self
+                .agents
+                .len()
                 .checked_mul(cat.n_tools)
                 .ok_or("table size overflow")?;
             check(
-                cat.gate.len() == slots && cat.group.len() == slots,
-                "agent-tool table size mismatch",
+                cat.gate.len() == slots,
+                "permission gate table size mismatch",
             )?;
             check(
                 cat.gate.iter().flatten().all(|&p| (p as usize) < n_perms),
                 "gate permission out of range",
-            )?;
-            check(
-                all_below(&cat.group, n_groups),
-                "agent-tool group out of range",
             )?;
             for t in &cat.tools {
                 check(
@@ -92,13 +112,6 @@ impl Engine {
                 )?;
                 check(all_below(&t.needs, n_perms), "tool permission out of range")?;
             }
-            for a in &self.agents {
-                check(
-                    all_below(&a.visible, cat.n_tools),
-                    "visible tool out of range",
-                )?;
-                check(a.targets.is_none(), "targets in a policy with a catalog")?;
-            }
             cat.by_name.clear();
             for (i, t) in cat.tools.iter().enumerate() {
                 cat.by_name
@@ -106,11 +119,6 @@ impl Engine {
                     .or_default()
                     .push(i as u32);
             }
-        } else {
-            check(
-                self.agents.iter().all(|a| a.targets.is_some()),
-                "agent without targets",
-            )?;
         }
         for g in &mut self.groups {
             for arg in &mut g.args {
@@ -120,8 +128,9 @@ impl Engine {
             }
         }
         for c in &self.tests {
+            let args = serde_json::from_str::<serde_json::Value>(&c.args);
             check(
-                serde_json::from_str::<serde_json::Value>(&c.args).is_ok_and(|v| v.is_object()),
+                args.is_ok_and(|v| v.is_object()),
                 "test arguments are not an object",
             )?;
         }
@@ -136,33 +145,30 @@ fn validate_group(g: &Group, engine: &Engine) -> Result<(), String> {
         all_below(&g.rules, engine.rules.len()),
         "group rule out of range",
     )?;
+    check(g.effects.len() == n_rules, "group rule table size mismatch")?;
     check(
-        g.effects.len() == n_rules && g.rule_conds.len() == n_rules,
-        "group rule table size mismatch",
+        g.rule_conds.is_valid(n_rules, n),
+        "rule condition table is inconsistent",
     )?;
     check(
-        g.rule_conds.iter().all(|c| all_below(c, n)),
-        "rule condition out of range",
+        g.keyed.is_valid(n, n_rules),
+        "keyed rule table is inconsistent",
     )?;
     check(
-        g.keyed.len() == n && g.cond_text.len() == n,
-        "condition table size mismatch",
-    )?;
-    check(
-        g.keyed.iter().all(|k| all_below(k, n_rules)),
-        "keyed rule out of range",
+        g.cond_text.is_valid(n),
+        "condition text table is inconsistent",
     )?;
     check(
         all_below(&g.unconditional, n_rules),
         "unconditional rule out of range",
     )?;
     check(
-        g.arg_keyed.len() == g.args.len(),
-        "argument table size mismatch",
+        g.arg_keyed.is_valid(g.args.len(), n_rules),
+        "argument rule table is inconsistent",
     )?;
     check(
-        g.arg_keyed.iter().all(|k| all_below(k, n_rules)),
-        "argument rule out of range",
+        (0..g.args.len()).all(|a| ascending(g.arg_keyed.row(a))),
+        "argument rules not ascending",
     )?;
     let mut next = 0;
     for arg in &g.args {
@@ -187,21 +193,20 @@ fn validate_group(g: &Group, engine: &Engine) -> Result<(), String> {
             "numeric condition out of range",
         )?;
         for index in [arg.raw.as_ref(), arg.norm.as_ref()].into_iter().flatten() {
+            let rows = index.conds.rows();
             check(
-                index.conds.iter().all(|c| in_range(c)),
+                in_range(index.conds.items()) && index.conds.is_valid(rows, n),
                 "pattern condition out of range",
             )?;
-            index
-                .matcher
-                .validate(&engine.automata, index.conds.len())?;
+            index.matcher.validate(&engine.automata, rows)?;
         }
-        if let Some(n) = &arg.needles {
+        if let Some(nd) = &arg.needles {
             let m = engine
                 .needles
-                .get(n.matcher as usize)
+                .get(nd.matcher as usize)
                 .ok_or("needle matcher out of range")?;
             check(
-                n.conds.len() == m.len() && n.conds.iter().all(|c| in_range(c)),
+                nd.conds.is_valid(m.len(), n) && in_range(nd.conds.items()),
                 "needle table mismatch",
             )?;
         }

@@ -201,12 +201,14 @@ pub(crate) struct AgentRt {
     pub name: String,
     pub default: Effect,
     pub grants: GrantSet,
-    /// Without a catalog: the group of all the agent's rules.
+    /// The group of all the agent's rules.
     pub group: u32,
     /// Without a catalog: the rule targets.
     pub targets: Option<TargetMatcher>,
     /// With a catalog: the tools the agent may see, in declaration order.
     pub visible: Vec<u32>,
+    /// With a catalog: per tool, the local IDs of the rules that target it, ascending.
+    pub candidates: crate::compile::csr::Csr,
     pub default_message: Arc<str>,
 }
 
@@ -229,8 +231,6 @@ pub(crate) struct Catalog {
     pub servers: Vec<String>,
     /// `agent * n_tools + tool` -> the first permission not granted.
     pub gate: Vec<Option<u32>>,
-    /// `agent * n_tools + tool` -> rule group.
-    pub group: Vec<u32>,
     pub n_tools: usize,
 }
 
@@ -289,7 +289,7 @@ struct Resolved<'a> {
     needs: Vec<String>,
     required: &'a [String],
     group: &'a Group,
-    candidates: Option<BitSet>,
+    candidates: evaluate::Candidates<'a>,
 }
 
 const NO_REQUIRED: &[String] = &[];
@@ -515,7 +515,7 @@ impl Engine {
         let group = resolved.group;
         let Some(outcome) = group.evaluate(
             &req.args,
-            resolved.candidates.as_ref(),
+            &resolved.candidates,
             &self.automata,
             &self.needles,
             explain,
@@ -531,18 +531,10 @@ impl Engine {
         };
         if let Some(e) = explanation.as_mut() {
             e.default = Some(agent.default.as_str().to_string());
-            for (local, &rule_id) in group.rules.iter().enumerate() {
-                if resolved
-                    .candidates
-                    .as_ref()
-                    .is_some_and(|c| !c.contains(local))
-                {
+            for &(local, failed) in outcome.trace.iter().flatten() {
+                let Some(&rule_id) = group.rules.get(local as usize) else {
                     continue;
-                }
-                let failed = outcome
-                    .trace
-                    .as_ref()
-                    .and_then(|t| t.get(local).copied().flatten());
+                };
                 e.rules.push(RuleTrace {
                     rule: self.rules[rule_id as usize].info.clone(),
                     outcome: if failed.is_some() {
@@ -550,7 +542,7 @@ impl Engine {
                     } else {
                         "fired"
                     },
-                    failed_condition: failed.map(|c| group.cond_text[c as usize].to_string()),
+                    failed_condition: failed.map(|c| group.cond_text.get(c as usize).to_string()),
                 });
             }
         }
@@ -665,8 +657,8 @@ impl Engine {
                         Vec::new()
                     },
                     required: &tool.required,
-                    group: &self.groups[cat.group[slot] as usize],
-                    candidates: None,
+                    group: &self.groups[agent.group as usize],
+                    candidates: evaluate::Candidates::List(agent.candidates.row(t as usize)),
                 })
             }
             None => {
@@ -693,14 +685,14 @@ impl Engine {
                 let candidates = match &agent.targets {
                     Some(t) => match t.candidates(req.server.as_deref(), &req.tool, &self.automata)
                     {
-                        Some(c) => Some(c),
+                        Some(c) => evaluate::Candidates::Bits(c),
                         None => return Err(Box::new(Decision::deny(
                             Reason::InternalError,
                             "a matcher of the policy failed while deciding this call; it is denied",
                             None,
                         ))),
                     },
-                    None => None,
+                    None => evaluate::Candidates::Bits(BitSet::new(0)),
                 };
                 Ok(Resolved {
                     display: std::borrow::Cow::Owned(display),

@@ -1,0 +1,143 @@
+//! Compiled bundles: every shipped and corpus policy decides the same from its bundle as from
+//! source; a bundle written by an earlier build still loads; and damaged bundles are refused
+//! with a named error, never a panic and never a half-loaded engine.
+
+use proptest::prelude::*;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use toolgate::{Engine, Request};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+fn policies() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in ["policies", "tests/corpus"] {
+        for entry in std::fs::read_dir(root().join(dir)).unwrap() {
+            let p = entry.unwrap().path();
+            if p.extension().is_some_and(|x| x == "policy") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn compile(path: &Path) -> Engine {
+    let sources = toolgate::load::read_sources(&[path.to_path_buf()]).unwrap();
+    toolgate::load::engine_from_sources(sources).unwrap().0
+}
+
+/// The same decision, field by field (the explanation aside).
+fn same(a: &toolgate::Decision, b: &toolgate::Decision) -> bool {
+    serde_json::to_value(a).unwrap() == serde_json::to_value(b).unwrap()
+}
+
+#[test]
+fn every_policy_decides_the_same_from_its_bundle() {
+    for path in policies() {
+        let source = compile(&path);
+        let loaded = Engine::from_bundle(&source.to_bundle())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(loaded.policy_hash(), source.policy_hash());
+        assert_eq!(loaded.test_cases(), source.test_cases());
+        let (passed, failures) = toolgate::testing::run_compiled_tests(&loaded);
+        assert!(failures.is_empty(), "{}: {failures:?}", path.display());
+        assert_eq!(passed, source.test_cases().len());
+        for case in source.test_cases() {
+            let req = case.request();
+            assert!(
+                same(&source.decide(&req), &loaded.decide(&req)),
+                "{}: {req:?}",
+                path.display()
+            );
+            let explained = (source.decide_explained(&req), loaded.decide_explained(&req));
+            assert_eq!(explained.0.explanation, explained.1.explanation);
+        }
+    }
+}
+
+#[test]
+fn a_bundle_from_an_earlier_build_still_loads() {
+    // Written by `toolgate compile policies/example.policy` with format version 1. If this
+    // fails, the bundle format changed: bump bundle::FORMAT_VERSION (old bundles are then
+    // refused with a clear message) and regenerate the fixture.
+    let bytes = std::fs::read(root().join("tests/fixtures/example-v1.bundle")).unwrap();
+    let engine = Engine::from_bundle(&bytes).unwrap();
+    let d = engine.decide(
+        &Request::new("code-assistant", "git_push")
+            .server("git")
+            .args(json!({"repo_path": "/x"})),
+    );
+    assert_eq!(d.reason.as_str(), "permission_missing");
+    assert_eq!(d.permission.as_deref(), Some("net:http"));
+    let (passed, failures) = toolgate::testing::run_compiled_tests(&engine);
+    assert_eq!((passed, failures.len()), (11, 0));
+    // Same policy, same build inputs (file names are part of the compiled policy: decisions
+    // name the rule's file), same hash. Tests run in the package root.
+    assert_eq!(
+        engine.policy_hash(),
+        compile(Path::new("policies/example.policy")).policy_hash()
+    );
+}
+
+#[test]
+fn damaged_bundles_are_refused() {
+    let good = compile(&root().join("policies/example.policy")).to_bundle();
+    for n in (0..good.len()).step_by(7) {
+        assert!(
+            Engine::from_bundle(&good[..n]).is_err(),
+            "truncated to {n} bytes"
+        );
+    }
+    let mut foreign = b"\x7fELF".to_vec();
+    foreign.extend_from_slice(&good[4..]);
+    assert_eq!(
+        Engine::from_bundle(&foreign).unwrap_err().code(),
+        "toolgate::bundle::not_a_bundle"
+    );
+    let mut newer = good.clone();
+    newer[8..12].copy_from_slice(&2u32.to_le_bytes());
+    let e = Engine::from_bundle(&newer).unwrap_err();
+    assert_eq!(e.code(), "toolgate::bundle::version_mismatch");
+    assert!(
+        e.to_string().contains("version 2") && e.to_string().contains("reads version 1"),
+        "{e}"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Flipping any byte of a bundle is caught by the checksum.
+    #[test]
+    fn any_flipped_byte_is_refused(at in any::<prop::sample::Index>(), bit in 0u8..8) {
+        let mut bytes = compile(&root().join("policies/example.policy")).to_bundle();
+        let i = at.index(bytes.len());
+        bytes[i] ^= 1 << bit;
+        prop_assert!(Engine::from_bundle(&bytes).is_err());
+    }
+
+    /// Random requests decide the same from source and from the bundle.
+    #[test]
+    fn random_requests_decide_the_same(
+        agent in prop::sample::select(vec!["code-assistant", "reviewer", "shell-helper", "sandboxed", "nobody"]),
+        tool in prop::sample::select(vec!["git_log", "git_push", "query", "Bash", "read_file", "fs.write", "nope"]),
+        server in prop::option::of(prop::sample::select(vec!["git", "database", "other"])),
+        value in prop_oneof![
+            Just(json!("/home/user/projects/x")), Just(json!("/home/user/projects/../../etc")),
+            Just(json!("npm run build")), Just(json!("rm -rf /")), Just(json!(5)), Just(json!(null)),
+            Just(json!(["/srv/review/a", "/srv/other"])), "[ -~]{0,12}".prop_map(serde_json::Value::from),
+        ],
+    ) {
+        let source = compile(&root().join("policies/example.policy"));
+        let loaded = Engine::from_bundle(&source.to_bundle()).unwrap();
+        let mut req = Request::new(agent, tool).args(json!({
+            "repo_path": value, "command": value, "timeout": value, "sql": value, "db": value, "path": value,
+        }));
+        req.server = server.map(String::from);
+        prop_assert!(same(&source.decide(&req), &loaded.decide(&req)));
+    }
+}
