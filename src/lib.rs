@@ -36,11 +36,14 @@
 //! assert_eq!(no.reason.as_str(), "no_matching_rule");
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod bundle;
 pub mod compile;
 pub mod diagnostic;
 pub mod engine;
 pub mod fmt;
+pub mod host;
 pub mod lint;
 pub mod load;
 pub mod resolve;

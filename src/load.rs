@@ -216,6 +216,17 @@ pub fn engine_from_sources(
 }
 
 /// Compiles policy text held in memory (`name` is used in diagnostics).
+///
+/// # Errors
+///
+/// A [`PolicyError`] holding every diagnostic when the policy has errors.
+///
+/// ```
+/// let engine = toolgate::load::engine_from_str("inline.policy", "tool t\nagent a { allow t }").unwrap();
+/// assert!(engine.decide(&toolgate::Request::new("a", "t")).is_allowed());
+/// let err = toolgate::load::engine_from_str("bad.policy", "agent a { grant *:read }").unwrap_err();
+/// assert_eq!(err.diagnostics.iter().next().unwrap().code, "toolgate::wildcard_domain");
+/// ```
 pub fn engine_from_str(name: &str, text: &str) -> Result<Engine, PolicyError> {
     let mut sources = SourceMap::new();
     sources.add(name, text);

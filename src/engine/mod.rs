@@ -358,6 +358,11 @@ impl Engine {
     }
 
     /// The expectations of the policy's `test` blocks (carried by bundles too).
+    ///
+    /// ```
+    /// let engine = toolgate::load::engine_from_str("p.policy", include_str!("../../policies/example.policy")).unwrap();
+    /// assert_eq!(engine.test_cases().len(), 11);
+    /// ```
     pub fn test_cases(&self) -> &[crate::testing::TestCase] {
         &self.tests
     }
@@ -374,16 +379,40 @@ impl Engine {
     }
 
     /// Decides a request. Never panics: an internal failure is a deny with `internal_error`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolgate::Request;
+    /// let engine = toolgate::load::engine_from_str("p.policy", include_str!("../../policies/example.policy")).unwrap();
+    /// let d = engine.decide(&Request::new("code-assistant", "git_push").server("git").args(json!({"repo_path": "/x"})));
+    /// assert_eq!(d.reason.as_str(), "permission_missing");
+    /// assert_eq!(d.permission.as_deref(), Some("net:http"));
+    /// ```
     pub fn decide(&self, req: &Request) -> Decision {
         self.decide_guarded(req, false)
     }
 
     /// Decides a request and records how (`eval --explain`).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// let engine = toolgate::load::engine_from_str("p.policy", include_str!("../../policies/example.policy")).unwrap();
+    /// let d = engine.decide_explained(&toolgate::Request::new("code-assistant", "Bash").args(json!({"command": "sudo ls"})));
+    /// let trace = d.explanation.unwrap();
+    /// assert_eq!(trace.rules.len(), 2);
+    /// assert_eq!(trace.rules[1].outcome, "fired");
+    /// ```
     pub fn decide_explained(&self, req: &Request) -> Decision {
         self.decide_guarded(req, true)
     }
 
     /// Decides one JSON request line; a malformed one is answered `bad_request`.
+    ///
+    /// ```
+    /// let engine = toolgate::load::engine_from_str("p.policy", "tool t\nagent a { allow t }").unwrap();
+    /// assert!(engine.decide_json(r#"{"agent": "a", "tool": "t"}"#, false).is_allowed());
+    /// assert_eq!(engine.decide_json("not json", false).reason.as_str(), "bad_request");
+    /// ```
     pub fn decide_json(&self, line: &str, explain: bool) -> Decision {
         match Request::from_json(line) {
             Ok(req) => self.decide_guarded(&req, explain),
@@ -408,6 +437,12 @@ impl Engine {
 
     /// A `bad_request` denial for input that is not a request at all (for example a line
     /// that is not UTF-8), stamped with this engine's policy hash.
+    ///
+    /// ```
+    /// let engine = toolgate::load::engine_from_str("p.policy", "agent a {}").unwrap();
+    /// let d = engine.bad_request("bad request: not UTF-8", None);
+    /// assert_eq!((d.reason.as_str(), &*d.policy_hash), ("bad_request", engine.policy_hash()));
+    /// ```
     pub fn bad_request(
         &self,
         message: impl Into<Arc<str>>,
@@ -419,17 +454,34 @@ impl Engine {
     }
 
     /// The names of the agents, in declaration order.
+    ///
+    /// ```
+    /// let engine = toolgate::load::engine_from_str("p.policy", "agent a {}\nagent b {}").unwrap();
+    /// assert_eq!(engine.agent_names().collect::<Vec<_>>(), ["a", "b"]);
+    /// ```
     pub fn agent_names(&self) -> impl Iterator<Item = &str> {
         self.agents.iter().map(|a| a.name.as_str())
     }
 
     /// True when the policy has a tool catalog.
+    ///
+    /// ```
+    /// assert!(toolgate::load::engine_from_str("p.policy", "tool t").unwrap().has_catalog());
+    /// assert!(!toolgate::load::engine_from_str("p.policy", "agent a {}").unwrap().has_catalog());
+    /// ```
     pub fn has_catalog(&self) -> bool {
         self.catalog.is_some()
     }
 
     /// The tools an agent may see (LANGUAGE.md section 8), in declaration order; `None` for
     /// an unknown agent. Without a catalog the list is empty.
+    ///
+    /// ```
+    /// let engine = toolgate::load::engine_from_str("p.policy", include_str!("../../policies/example.policy")).unwrap();
+    /// let tools: Vec<String> = engine.visible_tools("reviewer").unwrap().iter().map(|t| t.to_string()).collect();
+    /// assert_eq!(tools, ["git.git_log", "read_file"]);
+    /// assert!(engine.visible_tools("nobody").is_none());
+    /// ```
     pub fn visible_tools(&self, agent: &str) -> Option<Vec<VisibleTool>> {
         let a = &self.agents[*self.agent_index.get(agent)? as usize];
         let Some(cat) = &self.catalog else {

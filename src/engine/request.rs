@@ -6,6 +6,16 @@ use serde_json::{Map, Value};
 pub const MAX_REQUEST_BYTES: usize = 1 << 20;
 
 /// One tool call to decide.
+///
+/// ```
+/// use toolgate::Request;
+/// let req = Request::new("code-assistant", "git_log")
+///     .server("git")
+///     .args(serde_json::json!({"repo_path": "/home/user/projects/toolgate"}))
+///     .tool_use_id("toolu_01");
+/// assert_eq!(req, Request::from_json(r#"{"agent": "code-assistant", "server": "git", "tool": "git_log",
+///     "args": {"repo_path": "/home/user/projects/toolgate"}, "tool_use_id": "toolu_01"}"#).unwrap());
+/// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Request {
     /// The agent making the call.
@@ -69,6 +79,15 @@ impl Request {
 
     /// Parses one JSON request. Duplicate keys anywhere, nesting deeper than 128, more than
     /// [`MAX_REQUEST_BYTES`], and wrongly typed fields are refused.
+    ///
+    /// # Errors
+    ///
+    /// A [`BadRequest`] saying what is wrong (and carrying the `tool_use_id` when readable).
+    ///
+    /// ```
+    /// let e = toolgate::Request::from_json(r#"{"agent": "a", "tool": "t", "args": {"p": 1, "p": 2}}"#).unwrap_err();
+    /// assert!(e.message.contains("duplicate key"));
+    /// ```
     pub fn from_json(text: &str) -> Result<Request, BadRequest> {
         if text.len() > MAX_REQUEST_BYTES {
             return Err(BadRequest {

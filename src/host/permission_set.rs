@@ -1,0 +1,224 @@
+//! An immutable set of granted permissions.
+
+use crate::resolve::{parse_grant, parse_permission, Grant, Permission, PermissionError};
+use std::collections::HashSet;
+use std::fmt;
+
+/// What a host grants its tools: exact permissions, whole domains (`fs:*`), or everything.
+///
+/// Immutable: [`PermissionSet::grant`] returns a copy and leaves the original unchanged, so
+/// "what is this host allowed to do" has one answer however late it is asked. Membership is a
+/// constant-time hash lookup, and `domain:*` covers actions no tool declared when the set was
+/// built.
+///
+/// ```
+/// use toolgate::host::PermissionSet;
+///
+/// let granted = PermissionSet::none().grant(["fs:read", "net:http"]).unwrap();
+/// assert!(granted.allows("fs:read"));
+/// assert!(!granted.allows("fs:write"));
+///
+/// let fs = PermissionSet::new(["fs:*"]).unwrap();
+/// assert!(fs.allows("fs:write") && fs.allows("fs:chmod"));
+/// assert!(PermissionSet::new(["*:read"]).is_err()); // a wildcard covers a domain, not an action
+/// assert!(PermissionSet::all().allows("anything:at-all"));
+/// ```
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct PermissionSet {
+    all: bool,
+    domains: HashSet<String>,
+    exact: HashSet<String>,
+}
+
+impl PermissionSet {
+    /// Grants nothing: the right default for an untrusted context.
+    ///
+    /// ```
+    /// assert!(!toolgate::host::PermissionSet::none().allows("fs:read"));
+    /// ```
+    pub fn none() -> PermissionSet {
+        PermissionSet::default()
+    }
+
+    /// Grants everything, for a host that has decided it trusts its tools.
+    ///
+    /// ```
+    /// assert!(toolgate::host::PermissionSet::all().allows("proc:exec"));
+    /// ```
+    pub fn all() -> PermissionSet {
+        PermissionSet {
+            all: true,
+            ..PermissionSet::default()
+        }
+    }
+
+    /// Grants exactly what is listed (`domain:action`, `domain:*` or `*`).
+    ///
+    /// # Errors
+    ///
+    /// The first item that is not a valid grant, such as `*:read` or `fs`.
+    ///
+    /// ```
+    /// let set = toolgate::host::PermissionSet::new(["fs:read"]).unwrap();
+    /// assert!(set.allows("fs:read"));
+    /// let err = toolgate::host::PermissionSet::new(["*:read"]).unwrap_err();
+    /// assert!(err.to_string().contains("wildcard"));
+    /// ```
+    pub fn new<I, S>(grants: I) -> Result<PermissionSet, InvalidGrant>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        PermissionSet::none().grant(grants)
+    }
+
+    /// A copy of this set with more granted; `self` is unchanged.
+    ///
+    /// # Errors
+    ///
+    /// The first item that is not a valid grant.
+    ///
+    /// ```
+    /// use toolgate::host::PermissionSet;
+    /// let base = PermissionSet::new(["fs:read"]).unwrap();
+    /// let wider = base.grant(["net:http"]).unwrap();
+    /// assert!(wider.allows("net:http"));
+    /// assert!(!base.allows("net:http"));
+    /// ```
+    pub fn grant<I, S>(&self, grants: I) -> Result<PermissionSet, InvalidGrant>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut out = self.clone();
+        for g in grants {
+            let text = g.as_ref();
+            match parse_grant(text) {
+                Ok(Grant::All) => out.all = true,
+                Ok(Grant::Domain(d)) => {
+                    out.domains.insert(d);
+                }
+                Ok(Grant::Exact(p)) => {
+                    out.exact.insert(p.to_string());
+                }
+                Err(error) => {
+                    return Err(InvalidGrant {
+                        text: text.to_string(),
+                        error,
+                    })
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// True when `permission` is granted: exactly, by its domain's wildcard, or by `*`.
+    ///
+    /// ```
+    /// use toolgate::resolve::parse_permission;
+    /// let set = toolgate::host::PermissionSet::new(["fs:*"]).unwrap();
+    /// assert!(set.contains(&parse_permission("fs:write").unwrap()));
+    /// ```
+    pub fn contains(&self, permission: &Permission) -> bool {
+        self.all
+            || self.domains.contains(&permission.domain)
+            || self.exact.contains(&permission.to_string())
+    }
+
+    /// True when the permission written `domain:action` is granted; a malformed one never is.
+    ///
+    /// ```
+    /// let set = toolgate::host::PermissionSet::new(["fs:read"]).unwrap();
+    /// assert!(set.allows("fs:read") && !set.allows("fs") && !set.allows("fs:*"));
+    /// ```
+    pub fn allows(&self, permission: &str) -> bool {
+        if self.all {
+            return parse_permission(permission).is_ok();
+        }
+        if self.exact.contains(permission) {
+            return true;
+        }
+        match parse_permission(permission) {
+            Ok(p) => self.domains.contains(&p.domain),
+            Err(_) => false,
+        }
+    }
+
+    /// The first of `needs` (in declaration order) that is not granted.
+    ///
+    /// ```
+    /// use toolgate::resolve::parse_permission;
+    /// let needs = [parse_permission("fs:read").unwrap(), parse_permission("net:http").unwrap()];
+    /// let set = toolgate::host::PermissionSet::new(["fs:read"]).unwrap();
+    /// assert_eq!(set.first_missing(&needs).unwrap().to_string(), "net:http");
+    /// ```
+    pub fn first_missing<'a>(&self, needs: &'a [Permission]) -> Option<&'a Permission> {
+        needs.iter().find(|p| !self.contains(p))
+    }
+}
+
+impl fmt::Debug for PermissionSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PermissionSet({self})")
+    }
+}
+
+impl fmt::Display for PermissionSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.all {
+            return f.write_str("*");
+        }
+        let mut items: Vec<String> = self.domains.iter().map(|d| format!("{d}:*")).collect();
+        items.extend(self.exact.iter().cloned());
+        items.sort();
+        f.write_str(&items.join(", "))
+    }
+}
+
+/// A grant that could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidGrant {
+    text: String,
+    error: PermissionError,
+}
+
+impl fmt::Display for InvalidGrant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}",
+            self.error.message(&self.text),
+            self.error.help()
+        )
+    }
+}
+
+impl std::error::Error for InvalidGrant {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grant_returns_a_copy() {
+        let none = PermissionSet::none();
+        let some = none.grant(["fs:read"]).unwrap();
+        assert!(!none.allows("fs:read") && some.allows("fs:read"));
+        assert_eq!(some.to_string(), "fs:read");
+    }
+
+    #[test]
+    fn domain_wildcards_cover_later_actions_and_nothing_else() {
+        let s = PermissionSet::new(["fs:*"]).unwrap();
+        assert!(s.allows("fs:brand-new-action"));
+        assert!(!s.allows("fsx:read"));
+        assert!(!s.allows("net:http"));
+    }
+
+    #[test]
+    fn malformed_grants_are_refused() {
+        for bad in ["*:read", "fs", "FS:read", "fs:", ":read"] {
+            assert!(PermissionSet::new([bad]).is_err(), "{bad}");
+        }
+    }
+}
