@@ -1,7 +1,7 @@
 //! An immutable set of granted permissions.
 
-use crate::resolve::{parse_grant, parse_permission, Grant, Permission, PermissionError};
-use std::collections::HashSet;
+use crate::resolve::{parse_grant, Grant, Permission, PermissionError};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::fmt;
 
 /// What a host grants its tools: exact permissions, whole domains (`fs:*`), or everything.
@@ -26,8 +26,10 @@ use std::fmt;
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct PermissionSet {
     all: bool,
-    domains: HashSet<String>,
-    exact: HashSet<String>,
+    /// Domains granted whole (`fs:*`). Fx hashing: keys are the host's own short names.
+    domains: FxHashSet<String>,
+    /// Exact grants: domain -> actions.
+    exact: FxHashMap<String, FxHashSet<String>>,
 }
 
 impl PermissionSet {
@@ -99,7 +101,7 @@ impl PermissionSet {
                     out.domains.insert(d);
                 }
                 Ok(Grant::Exact(p)) => {
-                    out.exact.insert(p.to_string());
+                    out.exact.entry(p.domain).or_default().insert(p.action);
                 }
                 Err(error) => {
                     return Err(InvalidGrant {
@@ -120,9 +122,14 @@ impl PermissionSet {
     /// assert!(set.contains(&parse_permission("fs:write").unwrap()));
     /// ```
     pub fn contains(&self, permission: &Permission) -> bool {
+        self.has(&permission.domain, &permission.action)
+    }
+
+    /// Membership by parts, without allocating: two hash lookups at most.
+    fn has(&self, domain: &str, action: &str) -> bool {
         self.all
-            || self.domains.contains(&permission.domain)
-            || self.exact.contains(&permission.to_string())
+            || self.domains.contains(domain)
+            || self.exact.get(domain).is_some_and(|actions| actions.contains(action))
     }
 
     /// True when the permission written `domain:action` is granted; a malformed one never is.
@@ -132,15 +139,9 @@ impl PermissionSet {
     /// assert!(set.allows("fs:read") && !set.allows("fs") && !set.allows("fs:*"));
     /// ```
     pub fn allows(&self, permission: &str) -> bool {
-        if self.all {
-            return parse_permission(permission).is_ok();
-        }
-        if self.exact.contains(permission) {
-            return true;
-        }
-        match parse_permission(permission) {
-            Ok(p) => self.domains.contains(&p.domain),
-            Err(_) => false,
+        match permission.split_once(':') {
+            Some((domain, action)) if is_name(domain) && is_name(action) => self.has(domain, action),
+            _ => false,
         }
     }
 
@@ -169,10 +170,17 @@ impl fmt::Display for PermissionSet {
             return f.write_str("*");
         }
         let mut items: Vec<String> = self.domains.iter().map(|d| format!("{d}:*")).collect();
-        items.extend(self.exact.iter().cloned());
+        items.extend(self.exact.iter().flat_map(|(d, acts)| acts.iter().map(move |a| format!("{d}:{a}"))));
         items.sort();
         f.write_str(&items.join(", "))
     }
+}
+
+/// A lowercase name as permissions use them (checked without allocating).
+fn is_name(part: &str) -> bool {
+    let mut bytes = part.bytes();
+    matches!(bytes.next(), Some(b'a'..=b'z'))
+        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
 }
 
 /// A grant that could not be parsed.
