@@ -23,8 +23,8 @@ use std::collections::HashMap;
 const SHARD_PATTERNS: usize = 64;
 /// Most bucket prefixes that can start one value (a deeper prefix goes to the shards).
 const MAX_NESTED_PREFIXES: usize = 8;
-/// `parents` entry of a prefix with no parent.
-const NO_PARENT: u32 = u32::MAX;
+/// With more buckets than this, the prefixes are found by a DFA walk instead of a scan.
+const SCAN_BUCKETS: usize = 16;
 
 /// A bucket in the making: its prefix and the suffixes of its patterns with their indices.
 type Bucket = (Vec<u8>, Vec<(Hir, u32)>);
@@ -84,8 +84,9 @@ pub struct PatternIndex {
     prefix_bytes: Vec<u8>,
     /// Row `b` of this one-column table is `[start]`; prefix `b` ends where `b + 1` starts.
     prefix_ends: Vec<u32>,
-    /// Per bucket: the bucket whose prefix is the longest proper prefix of its own.
-    parents: Vec<u32>,
+    /// With many buckets: an anchored DFA over the prefixes, reporting each bucket whose
+    /// prefix starts the value (pattern `b` is bucket `b`).
+    prefix_dfa: Option<u32>,
     /// Per bucket: the suffix DFA.
     bucket_dfas: Vec<u32>,
     /// Per bucket: the original pattern index of each suffix DFA pattern.
@@ -145,20 +146,6 @@ fn fallback_regex(sources: &[String]) -> Result<meta::Regex, DfaError> {
         })
 }
 
-/// For sorted prefixes, the index of the longest other prefix that starts each one.
-fn parents_of<'a>(sorted: impl Iterator<Item = &'a [u8]>) -> Vec<u32> {
-    let mut parents = Vec::new();
-    let mut stack: Vec<(usize, &[u8])> = Vec::new();
-    for (i, p) in sorted.enumerate() {
-        while stack.last().is_some_and(|(_, a)| !p.starts_with(a)) {
-            stack.pop();
-        }
-        parents.push(stack.last().map_or(NO_PARENT, |(a, _)| *a as u32));
-        stack.push((i, p));
-    }
-    parents
-}
-
 impl PatternIndex {
     /// Indexes `patterns` (regex sources); pattern `i` is reported as `i`.
     pub fn build(
@@ -210,7 +197,7 @@ impl PatternIndex {
         let mut index = PatternIndex {
             prefix_bytes: Vec::new(),
             prefix_ends: Vec::with_capacity(kept.len()),
-            parents: Vec::new(),
+            prefix_dfa: None,
             bucket_dfas: Vec::with_capacity(kept.len()),
             bucket_patterns: Csr::default(),
             rest: Vec::new(),
@@ -223,7 +210,12 @@ impl PatternIndex {
             index.prefix_bytes.extend_from_slice(&prefix);
             index.prefix_ends.push(index.prefix_bytes.len() as u32);
         }
-        index.parents = parents_of((0..index.prefix_ends.len()).map(|b| index.prefix(b)));
+        if index.prefix_ends.len() > SCAN_BUCKETS {
+            let literals: Vec<Hir> = (0..index.prefix_ends.len())
+                .map(|b| Hir::literal(index.prefix(b)))
+                .collect();
+            index.prefix_dfa = Some(automata.dfa(literals, true, limits)?);
+        }
         let mut queue: Vec<Vec<(Hir, u32)>> =
             rest.chunks(SHARD_PATTERNS).map(<[_]>::to_vec).collect();
         while let Some(chunk) = queue.pop() {
@@ -289,10 +281,18 @@ impl PatternIndex {
         {
             return Err("bucket table is inconsistent".into());
         }
-        if !(1..buckets).all(|b| self.prefix(b - 1) < self.prefix(b))
-            || self.parents != parents_of((0..buckets).map(|b| self.prefix(b)))
-        {
+        if !(1..buckets).all(|b| self.prefix(b - 1) < self.prefix(b)) {
             return Err("bucket prefixes are not sorted".into());
+        }
+        let prefix_dfa_fits = match self.prefix_dfa {
+            None => buckets <= SCAN_BUCKETS,
+            Some(d) => automata
+                .dfas
+                .get(d as usize)
+                .is_some_and(|d| d.pattern_len() == buckets),
+        };
+        if !prefix_dfa_fits {
+            return Err("prefix DFA does not fit the buckets".into());
         }
         let dfa_fits = |dfa: u32, patterns: usize| {
             automata
@@ -331,7 +331,35 @@ impl PatternIndex {
         scratch: &mut Vec<u32>,
         out: &mut Vec<u32>,
     ) -> bool {
-        let mut ok = true;
+        let mut prefixes_ok = true;
+        // The buckets whose prefix starts the value: a scan when there are few, else one
+        // anchored walk of the prefix DFA (it stops where no prefix continues).
+        let mut buckets = [0u32; MAX_NESTED_PREFIXES + 1];
+        let mut found = 0;
+        match self.prefix_dfa {
+            None => {
+                for b in 0..self.prefix_ends.len() {
+                    if found < buckets.len() && value.starts_with(self.prefix(b)) {
+                        buckets[found] = b as u32;
+                        found += 1;
+                    }
+                }
+            }
+            Some(d) => {
+                let mut hits = Vec::new();
+                match automata.dfas.get(d as usize) {
+                    Some(dfa) => prefixes_ok = dfa.matches(value, 0, &mut hits),
+                    None => prefixes_ok = false,
+                }
+                for b in hits {
+                    if found < buckets.len() {
+                        buckets[found] = b;
+                        found += 1;
+                    }
+                }
+            }
+        }
+        let mut ok = prefixes_ok;
         let mut run = |dfa: u32, patterns: &[u32], start: usize| {
             scratch.clear();
             match automata.dfas.get(dfa as usize) {
@@ -340,34 +368,14 @@ impl PatternIndex {
             }
             out.extend(scratch.iter().filter_map(|&j| patterns.get(j as usize)));
         };
-        // Every bucket prefix that starts the value is a prefix of the greatest bucket prefix
-        // not above the value, so it is on that prefix's parent chain.
-        let (mut lo, mut hi) = (0usize, self.prefix_ends.len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if self.prefix(mid) <= value {
-                lo = mid + 1;
-            } else {
-                hi = mid;
+        for &b in &buckets[..found] {
+            let b = b as usize;
+            if let (Some(&dfa), Some(prefix)) = (
+                self.bucket_dfas.get(b),
+                (b < self.prefix_ends.len()).then(|| self.prefix(b)),
+            ) {
+                run(dfa, self.bucket_patterns.row(b), prefix.len());
             }
-        }
-        let mut b = lo.checked_sub(1);
-        let mut steps = 0;
-        while let Some(bucket) = b.filter(|_| steps <= MAX_NESTED_PREFIXES + 1) {
-            let prefix = self.prefix(bucket);
-            if value.starts_with(prefix) {
-                run(
-                    self.bucket_dfas[bucket],
-                    self.bucket_patterns.row(bucket),
-                    prefix.len(),
-                );
-            }
-            b = self
-                .parents
-                .get(bucket)
-                .filter(|&&p| p != NO_PARENT)
-                .map(|&p| p as usize);
-            steps += 1;
         }
         for shard in &self.rest {
             run(shard.dfa, &shard.patterns, 0);
@@ -431,6 +439,22 @@ mod tests {
     }
 
     #[test]
+    fn many_buckets_are_found_by_the_prefix_dfa() {
+        let pats: Vec<String> = (0..40).map(|i| format!("^x{i}")).collect();
+        let mut automata = Automata::default();
+        let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
+        assert!(idx.prefix_dfa.is_some());
+        idx.validate(&automata, pats.len()).unwrap();
+        let (mut scratch, mut out) = (Vec::new(), Vec::new());
+        assert!(idx.matches(b"x10y", &automata, &mut scratch, &mut out));
+        out.sort();
+        assert_eq!(out, vec![1, 10]);
+        out.clear();
+        assert!(idx.matches(b"y", &automata, &mut scratch, &mut out));
+        assert!(out.is_empty());
+    }
+
+    #[test]
     fn deeply_nested_prefixes_go_to_the_shards() {
         let pats: Vec<String> = (1..=12).map(|n| format!("^{}", "a".repeat(n))).collect();
         let mut automata = Automata::default();
@@ -455,7 +479,11 @@ mod tests {
             .collect();
         let mut automata = Automata::default();
         let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
-        assert_eq!(automata.dfas.len(), 1, "one shared suffix DFA");
+        assert_eq!(
+            automata.dfas.len(),
+            2,
+            "one shared suffix DFA and the prefix DFA"
+        );
         assert!(idx.rest.is_empty(), "no pattern falls back to the shards");
         let (mut scratch, mut out) = (Vec::new(), Vec::new());
         idx.matches(b"/data/team42/x/y.csv", &automata, &mut scratch, &mut out);
