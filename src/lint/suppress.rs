@@ -36,27 +36,7 @@ pub struct Suppressions {
     entries: Vec<Entry>,
 }
 
-/// Where a comment starts on a line (outside string literals), if the line has one.
-pub fn comment_start(line: &str) -> Option<usize> {
-    let bytes = line.as_bytes();
-    let (mut in_str, mut escaped) = (false, false);
-    for (i, &b) in bytes.iter().enumerate() {
-        if in_str {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_str = false;
-            }
-        } else if b == b'"' {
-            in_str = true;
-        } else if b == b'#' || (b == b'/' && bytes.get(i + 1) == Some(&b'/')) {
-            return Some(i);
-        }
-    }
-    None
-}
+pub use crate::syntax::literal::comment_start;
 
 /// The spans of every statement a suppression can apply to.
 fn statements(files: &[ast::File]) -> Vec<Span> {

@@ -128,6 +128,28 @@ pub fn regex_offset_in_body(body: &str, pattern_offset: usize) -> usize {
     i
 }
 
+/// Where a comment starts on a line (outside string literals), if it has one.
+pub fn comment_start(line: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let (mut in_str, mut escaped) = (false, false);
+    for (i, &b) in bytes.iter().enumerate() {
+        if in_str {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_str = false;
+            }
+        } else if b == b'"' {
+            in_str = true;
+        } else if b == b'#' || (b == b'/' && bytes.get(i + 1) == Some(&b'/')) {
+            return Some(i);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

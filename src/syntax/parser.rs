@@ -3,7 +3,7 @@
 
 use super::ast::*;
 use super::error::{friendly_parse_error, resync_points};
-use super::literal::{decode_regex, decode_string};
+use super::literal::{comment_start, decode_regex, decode_string};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::source::{FileId, Span};
 use pest::iterators::Pair;
@@ -625,28 +625,6 @@ impl Ctx {
 }
 
 type Rule_ = super::ast::Rule;
-
-/// Where a comment starts on a line (outside string literals), if it has one.
-fn comment_start(line: &str) -> Option<usize> {
-    let bytes = line.as_bytes();
-    let (mut in_str, mut escaped) = (false, false);
-    for (i, &b) in bytes.iter().enumerate() {
-        if in_str {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_str = false;
-            }
-        } else if b == b'"' {
-            in_str = true;
-        } else if b == b'#' || (b == b'/' && bytes.get(i + 1) == Some(&b'/')) {
-            return Some(i);
-        }
-    }
-    None
-}
 
 fn effect_of(pair: Pair<Rule>) -> Effect {
     if pair.as_str() == "allow" {
