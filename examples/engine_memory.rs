@@ -36,7 +36,10 @@ fn mib(bytes: usize) -> f64 {
 }
 
 fn main() {
-    for (layout, text) in [("wide", generate::wide(10_000)), ("deep", generate::deep(10_000))] {
+    for (layout, text) in [
+        ("wide", generate::wide(10_000)),
+        ("deep", generate::deep(10_000)),
+    ] {
         let before = LIVE.load(Ordering::Relaxed);
         let engine = toolgate::load::engine_from_str("bench.policy", &text).expect("compiles");
         let compiled = LIVE.load(Ordering::Relaxed) - before;
