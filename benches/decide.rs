@@ -94,12 +94,21 @@ fn bench_compile(c: &mut Criterion) {
 fn bench_permission_set(c: &mut Criterion) {
     use toolgate::host::PermissionSet;
     use toolgate::resolve::parse_permission;
-    let set = PermissionSet::new(["fs:read", "net:http", "proc:*", "mail:send"]).expect("valid grants");
+    let set =
+        PermissionSet::new(["fs:read", "net:http", "proc:*", "mail:send"]).expect("valid grants");
     let mut group = c.benchmark_group("permission_set");
-    for (name, perm) in [("exact", "net:http"), ("domain", "proc:exec"), ("missing", "fs:write")] {
+    for (name, perm) in [
+        ("exact", "net:http"),
+        ("domain", "proc:exec"),
+        ("missing", "fs:write"),
+    ] {
         let p = parse_permission(perm).expect("valid permission");
-        group.bench_function(BenchmarkId::new("contains", name), |b| b.iter(|| set.contains(black_box(&p))));
-        group.bench_function(BenchmarkId::new("allows", name), |b| b.iter(|| set.allows(black_box(perm))));
+        group.bench_function(BenchmarkId::new("contains", name), |b| {
+            b.iter(|| set.contains(black_box(&p)))
+        });
+        group.bench_function(BenchmarkId::new("allows", name), |b| {
+            b.iter(|| set.allows(black_box(perm)))
+        });
     }
     group.finish();
 }

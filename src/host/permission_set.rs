@@ -129,7 +129,10 @@ impl PermissionSet {
     fn has(&self, domain: &str, action: &str) -> bool {
         self.all
             || self.domains.contains(domain)
-            || self.exact.get(domain).is_some_and(|actions| actions.contains(action))
+            || self
+                .exact
+                .get(domain)
+                .is_some_and(|actions| actions.contains(action))
     }
 
     /// True when the permission written `domain:action` is granted; a malformed one never is.
@@ -140,7 +143,9 @@ impl PermissionSet {
     /// ```
     pub fn allows(&self, permission: &str) -> bool {
         match permission.split_once(':') {
-            Some((domain, action)) if is_name(domain) && is_name(action) => self.has(domain, action),
+            Some((domain, action)) if is_name(domain) && is_name(action) => {
+                self.has(domain, action)
+            }
             _ => false,
         }
     }
@@ -170,7 +175,11 @@ impl fmt::Display for PermissionSet {
             return f.write_str("*");
         }
         let mut items: Vec<String> = self.domains.iter().map(|d| format!("{d}:*")).collect();
-        items.extend(self.exact.iter().flat_map(|(d, acts)| acts.iter().map(move |a| format!("{d}:{a}"))));
+        items.extend(
+            self.exact
+                .iter()
+                .flat_map(|(d, acts)| acts.iter().map(move |a| format!("{d}:{a}"))),
+        );
         items.sort();
         f.write_str(&items.join(", "))
     }
