@@ -77,6 +77,9 @@ fn write_decision(out: &mut impl Write, d: &Decision, format: Format) -> std::io
 }
 
 fn decide_line(engine: &Engine, line: &[u8], explain: bool) -> Decision {
+    // The line ending is not part of the request (nor of its size limit).
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
     match std::str::from_utf8(line) {
         Ok(text) => engine.decide_json(text, explain),
         Err(e) => engine.bad_request(

@@ -50,6 +50,11 @@ impl Csr {
         }
     }
 
+    /// Where row `i` starts among the items.
+    pub fn row_start(&self, i: usize) -> usize {
+        self.offsets.get(i).copied().unwrap_or(0) as usize
+    }
+
     /// Every item.
     pub fn items(&self) -> &[u32] {
         &self.items

@@ -41,7 +41,9 @@ pub fn translate(glob: &str) -> Result<TranslatedGlob, GlobError> {
     let mut regex = build(glob)?;
     if is_path {
         if let Some(dir) = glob.strip_suffix("/**") {
-            if !dir.is_empty() && !dir.ends_with('\\') {
+            // `\\/**` is an escaped backslash then `/**`; `\/**` escapes the `/` itself.
+            let trailing_backslashes = dir.bytes().rev().take_while(|&b| b == b'\\').count();
+            if !dir.is_empty() && trailing_backslashes % 2 == 0 {
                 let dir_regex = build(dir)?;
                 regex = format!("(?:{regex})|(?:{dir_regex})");
             }

@@ -67,8 +67,9 @@ pub(crate) struct Group {
     pub arg_keyed: Csr,
     /// Number of distinct conditions.
     pub n_conds: usize,
-    /// Each condition as written, for explanations.
-    pub cond_text: Strings,
+    /// Each rule's conditions as written (aligned with `rule_conds`' items), for
+    /// explanations: two rules may share a condition written differently.
+    pub rule_cond_text: Strings,
     /// One matcher per argument path.
     pub args: Vec<ArgMatcher>,
 }
@@ -132,14 +133,13 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], shared: &mut Shared) -> Result<Gr
         }
     }
     let mut ids: HashMap<(&Vec<String>, String), u32> = HashMap::new();
-    let mut cond_text = Strings::default();
+
     let mut args = Vec::new();
     let mut next = 0u32;
     for (i, conds) in per_path.iter().enumerate() {
         let lo = next as usize;
         for c in conds {
             ids.insert((&c.path, cond_key(c)), next);
-            cond_text.push(&c.text);
             next += 1;
         }
         let hi = next as usize;
@@ -159,7 +159,6 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], shared: &mut Shared) -> Result<Gr
         rules: rules.iter().map(|(id, _)| *id).collect(),
         effects: rules.iter().map(|(_, r)| r.effect).collect(),
         n_conds,
-        cond_text,
         args,
         ..Group::default()
     };
@@ -194,6 +193,9 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], shared: &mut Shared) -> Result<Gr
             None => group.unconditional.push(local as u32),
         }
         group.rule_conds.push_row(&conds);
+        for c in &rule.conditions {
+            group.rule_cond_text.push(&c.text);
+        }
     }
     group.keyed = Csr::from_rows(keyed);
     group.arg_keyed = Csr::from_rows(arg_keyed);

@@ -19,9 +19,9 @@ use std::cell::RefCell;
 pub(crate) struct Outcome {
     pub first_deny: Option<u32>,
     pub first_allow: Option<u32>,
-    /// When explaining: each candidate rule, with `None` if it fired, else its first failing
-    /// condition.
-    pub trace: Option<Vec<(u32, Option<u32>)>>,
+    /// When explaining: each candidate rule, with `None` if it fired, else the position of
+    /// its first failing condition among the rule's own.
+    pub trace: Option<Vec<(u32, Option<usize>)>>,
 }
 
 /// Which of a group's rules may fire for this call.
@@ -228,8 +228,7 @@ impl Group {
                         .rule_conds
                         .row(local as usize)
                         .iter()
-                        .copied()
-                        .find(|&c| !holds(c, effect));
+                        .position(|&c| !holds(c, effect));
                     (local, failed)
                 })
                 .collect()

@@ -155,7 +155,7 @@ fn validate_group(g: &Group, engine: &Engine) -> Result<(), String> {
         "keyed rule table is inconsistent",
     )?;
     check(
-        g.cond_text.is_valid(n),
+        g.rule_cond_text.is_valid(g.rule_conds.items().len()),
         "condition text table is inconsistent",
     )?;
     check(

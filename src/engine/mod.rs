@@ -242,6 +242,15 @@ pub(crate) struct RuleRt {
 }
 
 /// A tool an agent may see.
+///
+/// # Example
+///
+/// ```
+/// let engine = toolgate::load::engine_from_str("p.policy", "server git { tool log }\ntool t\nagent a { allow git.log }").unwrap();
+/// let tools = engine.visible_tools("a").unwrap();
+/// assert_eq!((tools[0].server.as_deref(), tools[0].tool.as_str()), (Some("git"), "log"));
+/// assert_eq!((tools.len(), tools[0].to_string()), (1, "git.log".to_string()));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct VisibleTool {
     /// The server, or `None` for a host tool.
@@ -264,6 +273,17 @@ impl std::fmt::Display for VisibleTool {
 /// Build one from source with [`crate::load::engine_from_str`] or
 /// [`crate::load::engine_from_sources`], or load a compiled bundle with
 /// [`Engine::from_bundle`]; ask it with [`Engine::decide`].
+///
+/// # Example
+///
+/// ```
+/// use toolgate::{Engine, Request};
+/// let engine = toolgate::load::engine_from_str("p.policy", include_str!("../../policies/example.policy")).unwrap();
+/// let shared = std::sync::Arc::new(engine);
+/// let from_bundle = Engine::from_bundle(&shared.to_bundle()).unwrap();
+/// let req = Request::new("reviewer", "read_file").args(serde_json::json!({"path": "/srv/a"}));
+/// assert_eq!(shared.decide(&req), from_bundle.decide(&req));
+/// ```
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Engine {
     pub(crate) agents: Vec<AgentRt>,
@@ -594,7 +614,10 @@ impl Engine {
                     } else {
                         "fired"
                     },
-                    failed_condition: failed.map(|c| group.cond_text.get(c as usize).to_string()),
+                    failed_condition: failed.map(|k| {
+                        let at = group.rule_conds.row_start(local as usize) + k;
+                        group.rule_cond_text.get(at).to_string()
+                    }),
                 });
             }
         }

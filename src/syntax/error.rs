@@ -148,7 +148,7 @@ fn previous_token(text: &str, pos: usize) -> Option<(usize, usize)> {
         match open {
             Some(i) => {
                 let s = line_start + i;
-                if s >= 2 && &trimmed[s - 2..s] == "re" {
+                if s >= 2 && trimmed.get(s - 2..s) == Some("re") {
                     s - 2
                 } else {
                     s
