@@ -8,6 +8,14 @@ use crate::source::{SourceMap, Span};
 use std::fmt;
 
 /// How serious a diagnostic is.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::Severity;
+/// assert!(Severity::Error > Severity::Warning);
+/// assert_eq!(Severity::Warning.as_str(), "warning");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
     /// The policy is usable but probably not what its author meant.
@@ -20,6 +28,14 @@ pub enum Severity {
 
 impl Severity {
     /// `"error"` or `"warning"`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::Severity;
+    /// assert_eq!(Severity::Error.as_str(), "error");
+    /// assert_eq!(Severity::Related.as_str(), "note");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
@@ -30,6 +46,14 @@ impl Severity {
 }
 
 /// One problem found in a policy (or a failed policy test).
+///
+/// # Example
+///
+/// ```
+/// use toolgate::{Diagnostic, Severity, source::Span};
+/// let d = Diagnostic::error("toolgate::demo", Span::default(), "bad thing");
+/// assert_eq!((d.code, d.severity), ("toolgate::demo", Severity::Error));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diagnostic {
     /// Stable code, `toolgate::<snake_name>`.
@@ -50,6 +74,14 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A new error.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Diagnostic, Severity, source::Span};
+    /// let d = Diagnostic::error("toolgate::demo", Span::default(), "bad thing");
+    /// assert_eq!((d.severity, d.message.as_str()), (Severity::Error, "bad thing"));
+    /// ```
     pub fn error(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             code,
@@ -63,6 +95,14 @@ impl Diagnostic {
     }
 
     /// A new warning.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Diagnostic, Severity, source::Span};
+    /// let d = Diagnostic::warning("toolgate::demo", Span::default(), "odd thing");
+    /// assert_eq!(d.severity, Severity::Warning);
+    /// ```
     pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Warning,
@@ -71,24 +111,59 @@ impl Diagnostic {
     }
 
     /// Sets the label of the primary span.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Diagnostic, source::Span};
+    /// let d = Diagnostic::error("toolgate::demo", Span::default(), "bad").with_label("here");
+    /// assert_eq!(d.label, "here");
+    /// ```
     pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
         self.label = label.into();
         self
     }
 
     /// Sets the help text.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Diagnostic, source::Span};
+    /// let d = Diagnostic::error("toolgate::demo", Span::default(), "bad").with_help("fix it");
+    /// assert_eq!(d.help.as_deref(), Some("fix it"));
+    /// ```
     pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
         self.help = Some(help.into());
         self
     }
 
     /// Adds a secondary labelled span.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Diagnostic, source::Span};
+    /// let d = Diagnostic::error("toolgate::demo", Span::default(), "bad")
+    ///     .with_related(Span::default(), "first here");
+    /// assert_eq!(d.related.len(), 1);
+    /// ```
     pub fn with_related(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
         self.related.push((span, label.into()));
         self
     }
 
     /// Renders the diagnostic as miette's graphical report.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Diagnostic, source::{SourceMap, Span}};
+    /// let mut m = SourceMap::new();
+    /// let id = m.add("f.policy", "agent a {}");
+    /// let d = Diagnostic::error("toolgate::demo", Span::new(id, 6, 7), "bad agent name");
+    /// assert!(d.render(&m, false, 80).contains("bad agent name"));
+    /// ```
     pub fn render(&self, sources: &SourceMap, color: bool, width: usize) -> String {
         let theme = if color {
             miette::GraphicalTheme::unicode()
@@ -106,6 +181,15 @@ impl Diagnostic {
 }
 
 /// Every diagnostic of one run, in the order found.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::{Diagnostic, Diagnostics, source::Span};
+/// let mut ds = Diagnostics::new();
+/// ds.push(Diagnostic::warning("toolgate::demo", Span::default(), "odd"));
+/// assert!(!ds.has_errors());
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Diagnostics {
     items: Vec<Diagnostic>,
@@ -113,26 +197,70 @@ pub struct Diagnostics {
 
 impl Diagnostics {
     /// No diagnostics.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let ds = toolgate::Diagnostics::new();
+    /// assert!(ds.is_empty());
+    /// ```
     pub fn new() -> Diagnostics {
         Diagnostics::default()
     }
 
     /// Adds one.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Diagnostic, Diagnostics, source::Span};
+    /// let mut ds = Diagnostics::new();
+    /// ds.push(Diagnostic::error("toolgate::demo", Span::default(), "bad"));
+    /// assert_eq!(ds.error_count(), 1);
+    /// ```
     pub fn push(&mut self, d: Diagnostic) {
         self.items.push(d);
     }
 
     /// Adds many.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Diagnostic, Diagnostics, source::Span};
+    /// let mut ds = Diagnostics::new();
+    /// ds.extend(vec![Diagnostic::error("toolgate::demo", Span::default(), "bad"); 2]);
+    /// assert_eq!(ds.iter().count(), 2);
+    /// ```
     pub fn extend(&mut self, other: impl IntoIterator<Item = Diagnostic>) {
         self.items.extend(other);
     }
 
     /// True when any diagnostic is an error.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Diagnostic, Diagnostics, source::Span};
+    /// let mut ds = Diagnostics::new();
+    /// ds.push(Diagnostic::error("toolgate::demo", Span::default(), "bad"));
+    /// assert!(ds.has_errors());
+    /// ```
     pub fn has_errors(&self) -> bool {
         self.items.iter().any(|d| d.severity == Severity::Error)
     }
 
     /// Number of errors.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Diagnostic, Diagnostics, source::Span};
+    /// let mut ds = Diagnostics::new();
+    /// ds.push(Diagnostic::error("toolgate::demo", Span::default(), "bad"));
+    /// ds.push(Diagnostic::warning("toolgate::demo", Span::default(), "odd"));
+    /// assert_eq!(ds.error_count(), 1);
+    /// ```
     pub fn error_count(&self) -> usize {
         self.items
             .iter()
@@ -141,6 +269,15 @@ impl Diagnostics {
     }
 
     /// Number of warnings.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Diagnostic, Diagnostics, source::Span};
+    /// let mut ds = Diagnostics::new();
+    /// ds.push(Diagnostic::warning("toolgate::demo", Span::default(), "odd"));
+    /// assert_eq!((ds.warning_count(), ds.error_count()), (1, 0));
+    /// ```
     pub fn warning_count(&self) -> usize {
         self.items
             .iter()
@@ -149,11 +286,31 @@ impl Diagnostics {
     }
 
     /// True when there is nothing.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Diagnostic, Diagnostics, source::Span};
+    /// let mut ds = Diagnostics::new();
+    /// assert!(ds.is_empty());
+    /// ds.push(Diagnostic::warning("toolgate::demo", Span::default(), "odd"));
+    /// assert!(!ds.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
 
     /// The diagnostics, sorted by file and position for stable output.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Diagnostic, Diagnostics, source::{FileId, Span}};
+    /// let mut ds = Diagnostics::new();
+    /// ds.push(Diagnostic::error("toolgate::demo", Span::new(FileId(0), 9, 10), "second"));
+    /// ds.push(Diagnostic::error("toolgate::demo", Span::new(FileId(0), 1, 2), "first"));
+    /// assert_eq!(ds.sorted()[0].message, "first");
+    /// ```
     pub fn sorted(&self) -> Vec<&Diagnostic> {
         let mut v: Vec<&Diagnostic> = self.items.iter().collect();
         v.sort_by_key(|d| (d.span.file, d.span.start, d.span.end));
@@ -161,11 +318,32 @@ impl Diagnostics {
     }
 
     /// Iterates in the order found.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Diagnostic, Diagnostics, source::{FileId, Span}};
+    /// let mut ds = Diagnostics::new();
+    /// ds.push(Diagnostic::error("toolgate::demo", Span::new(FileId(0), 9, 10), "second"));
+    /// ds.push(Diagnostic::error("toolgate::demo", Span::new(FileId(0), 1, 2), "first"));
+    /// assert_eq!(ds.iter().next().unwrap().message, "second");
+    /// ```
     pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
         self.items.iter()
     }
 
     /// Renders every diagnostic (sorted) as miette reports.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Diagnostic, Diagnostics, source::{SourceMap, Span}};
+    /// let mut m = SourceMap::new();
+    /// let id = m.add("f.policy", "agent a {}");
+    /// let mut ds = Diagnostics::new();
+    /// ds.push(Diagnostic::warning("toolgate::demo", Span::new(id, 6, 7), "odd name"));
+    /// assert!(ds.render(&m, false, 80).contains("odd name"));
+    /// ```
     pub fn render(&self, sources: &SourceMap, color: bool, width: usize) -> String {
         self.sorted()
             .into_iter()
@@ -183,6 +361,14 @@ impl IntoIterator for Diagnostics {
 }
 
 /// A policy that could not be loaded: its diagnostics and the sources they point into.
+///
+/// # Example
+///
+/// ```
+/// let err = toolgate::load::engine_from_str("p.policy", "agent a { grant *:read }").unwrap_err();
+/// assert!(err.diagnostics.has_errors());
+/// assert!(err.to_string().contains("p.policy"));
+/// ```
 #[derive(Debug, Clone)]
 pub struct PolicyError {
     /// What was found (at least one error).

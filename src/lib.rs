@@ -9,10 +9,10 @@
 //! | stage | module | what it does |
 //! | --- | --- | --- |
 //! | load | [`load`] | reads files and folders into a [`source::SourceMap`] |
-//! | syntax | [`syntax`] | text to syntax tree (pest), syntax diagnostics |
+//! | syntax | `syntax` (internal) | text to syntax tree (pest), syntax diagnostics |
 //! | resolve | [`resolve`] | names, catalog, grants, patterns validated |
-//! | lint | [`lint`] | `check`'s analyses: unreachable, redundant and dead rules, risky patterns |
-//! | compile | [`compile`] | interned IDs, grant bitsets, rule groups, automata |
+//! | lint | `lint` (internal) | `check`'s analyses: unreachable, redundant and dead rules, risky patterns |
+//! | compile | `compile` (internal) | interned IDs, grant bitsets, rule groups, automata |
 //! | engine | [`engine`] | [`Request`] to [`Decision`] |
 //! | testing | [`testing`] | runs a policy's `test` blocks |
 //! | fmt | [`fmt`] | canonical formatting, checked by re-parsing |
@@ -39,17 +39,24 @@
 #![deny(missing_docs)]
 
 pub mod bundle;
-pub mod compile;
 pub mod diagnostic;
 pub mod engine;
 pub mod fmt;
 pub mod host;
-pub mod lint;
 pub mod load;
 pub mod resolve;
 pub mod source;
-pub mod syntax;
 pub mod testing;
+
+// Pipeline internals: public for the test suites and benches, documented in the source, not
+// part of the host-facing API (use `load`, `Engine`, `host` and `fmt` instead).
+#[doc(hidden)]
+pub mod compile;
+#[doc(hidden)]
+pub mod lint;
+#[doc(hidden)]
+pub mod syntax;
 
 pub use diagnostic::{Diagnostic, Diagnostics, PolicyError, Severity};
 pub use engine::{Decision, Engine, Reason, Request, RuleRef, VisibleTool};
+pub use syntax::ast::Effect;

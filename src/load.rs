@@ -10,11 +10,36 @@ use crate::syntax::parse_file;
 use std::path::{Path, PathBuf};
 
 /// The largest policy file accepted, in bytes.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("big.policy", " ".repeat(toolgate::load::MAX_FILE_BYTES + 1));
+/// let (_, diags) = toolgate::load::policy_from_sources(m);
+/// assert_eq!(diags.iter().next().unwrap().code, "toolgate::limit::file_size");
+/// ```
 pub const MAX_FILE_BYTES: usize = 8 << 20;
 /// The deepest bracket nesting accepted in a policy file.
+///
+/// # Example
+///
+/// ```
+/// let deep = format!("tool t{}", "(".repeat(toolgate::load::MAX_NESTING + 1));
+/// let err = toolgate::load::engine_from_str("deep.policy", &deep).unwrap_err();
+/// assert_eq!(err.diagnostics.iter().next().unwrap().code, "toolgate::limit::nesting");
+/// ```
 pub const MAX_NESTING: usize = 64;
 
 /// A problem reading the files themselves (not their content).
+///
+/// # Example
+///
+/// ```
+/// let err = toolgate::load::policy_files("/no/such/dir".as_ref()).unwrap_err();
+/// assert_eq!(err.path, std::path::Path::new("/no/such/dir"));
+/// assert!(err.to_string().starts_with("/no/such/dir: "));
+/// ```
 #[derive(Debug)]
 pub struct LoadError {
     /// The path involved.
@@ -33,6 +58,17 @@ impl std::error::Error for LoadError {}
 
 /// Lists the policy files a path stands for: the file itself, or the `.policy` files directly
 /// inside a folder (sorted by name; subfolders are not entered).
+///
+/// # Example
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("b.policy"), "").unwrap();
+/// std::fs::write(dir.path().join("a.policy"), "").unwrap();
+/// std::fs::write(dir.path().join("notes.txt"), "").unwrap();
+/// let files = toolgate::load::policy_files(dir.path()).unwrap();
+/// assert_eq!(files, [dir.path().join("a.policy"), dir.path().join("b.policy")]);
+/// ```
 pub fn policy_files(path: &Path) -> Result<Vec<PathBuf>, LoadError> {
     let meta = std::fs::metadata(path).map_err(|e| LoadError {
         path: path.to_path_buf(),
@@ -61,6 +97,16 @@ pub fn policy_files(path: &Path) -> Result<Vec<PathBuf>, LoadError> {
 }
 
 /// Reads every policy file the paths stand for into a source map.
+///
+/// # Example
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("p.policy");
+/// std::fs::write(&path, "agent a {}").unwrap();
+/// let m = toolgate::load::read_sources(&[path.clone(), path]).unwrap();
+/// assert_eq!(m.files().count(), 1); // the same file named twice is loaded once
+/// ```
 pub fn read_sources(paths: &[PathBuf]) -> Result<SourceMap, LoadError> {
     let mut sources = SourceMap::new();
     let mut seen = std::collections::HashSet::new();
@@ -86,6 +132,15 @@ pub fn read_sources(paths: &[PathBuf]) -> Result<SourceMap, LoadError> {
 
 /// Parses and resolves every file of a source map into one policy, with all diagnostics.
 /// Warnings silenced by a `# toolgate: allow(...)` comment are left out.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "agent a { grant *:read }");
+/// let (_, diags) = toolgate::load::policy_from_sources(m);
+/// assert!(diags.has_errors());
+/// ```
 pub fn policy_from_sources(sources: SourceMap) -> (Policy, Diagnostics) {
     let (policy, diags, _) = resolve_sources(sources);
     (policy, diags)
@@ -117,6 +172,15 @@ fn resolve_sources(sources: SourceMap) -> (Policy, Diagnostics, Suppressions) {
 /// Everything `toolgate check` reports: parses, resolves and compiles the policy, then runs
 /// every lint (see [`crate::lint`]). The policy is usable only when the diagnostics hold no
 /// error. Lints run even when there are errors, leaving out the rules an error touches.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "tool t\nagent a { allow t\n allow t }");
+/// let (_, diags) = toolgate::load::check_sources(m);
+/// assert!(!diags.has_errors() && diags.warning_count() > 0);
+/// ```
 pub fn check_sources(sources: SourceMap) -> (Policy, Diagnostics) {
     let (policy, mut diags, mut suppressions) = resolve_sources(sources);
     if !diags.has_errors() {
@@ -192,6 +256,16 @@ fn check_limits(id: FileId, text: &str) -> Option<Diagnostic> {
 }
 
 /// Parses, resolves and compiles a source map into an engine.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "tool t\nagent a { allow t }");
+/// let (engine, policy, diags) = toolgate::load::engine_from_sources(m).unwrap();
+/// assert!(engine.decide(&toolgate::Request::new("a", "t")).is_allowed());
+/// assert!(diags.is_empty() && policy.agent("a").is_some());
+/// ```
 pub fn engine_from_sources(
     sources: SourceMap,
 ) -> Result<(Engine, Policy, Diagnostics), PolicyError> {

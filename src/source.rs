@@ -6,10 +6,26 @@
 use std::sync::Arc;
 
 /// Index of a file in a [`SourceMap`].
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// let id = m.add("f.policy", "agent a {}");
+/// assert_eq!(id, toolgate::source::FileId(0));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct FileId(pub u32);
 
 /// A byte range in one source file.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::source::{FileId, Span};
+/// let s = Span::new(FileId(0), 2, 5);
+/// assert_eq!(s.end - s.start, 3);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Span {
     /// The file the range is in.
@@ -22,11 +38,27 @@ pub struct Span {
 
 impl Span {
     /// A span from `start` to `end` in `file`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::source::{FileId, Span};
+    /// let s = Span::new(FileId(1), 3, 7);
+    /// assert_eq!((s.file, s.start, s.end), (FileId(1), 3, 7));
+    /// ```
     pub fn new(file: FileId, start: usize, end: usize) -> Span {
         Span { file, start, end }
     }
 
     /// The smallest span covering both `self` and `other` (same file assumed).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::source::{FileId, Span};
+    /// let a = Span::new(FileId(0), 2, 4);
+    /// assert_eq!(a.to(Span::new(FileId(0), 6, 9)), Span::new(FileId(0), 2, 9));
+    /// ```
     pub fn to(self, other: Span) -> Span {
         Span {
             file: self.file,
@@ -36,12 +68,28 @@ impl Span {
     }
 
     /// The span as a miette source span.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::source::{FileId, Span};
+    /// let s = Span::new(FileId(0), 4, 10).miette();
+    /// assert_eq!((s.offset(), s.len()), (4, 6));
+    /// ```
     pub fn miette(self) -> miette::SourceSpan {
         (self.start, self.end.saturating_sub(self.start)).into()
     }
 }
 
 /// One loaded policy file: its display name and text.
+///
+/// # Example
+///
+/// ```
+/// let f = toolgate::source::SourceFile::new("f.policy", "agent a {}");
+/// assert_eq!(f.name, "f.policy");
+/// assert_eq!(&*f.text, "agent a {}");
+/// ```
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     /// The name shown in diagnostics (the path as the user gave it).
@@ -53,6 +101,13 @@ pub struct SourceFile {
 
 impl SourceFile {
     /// A source file from a display name and its text.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let f = toolgate::source::SourceFile::new("f.policy", "tool t()\n");
+    /// assert_eq!((f.name.as_str(), f.text.len()), ("f.policy", 9));
+    /// ```
     pub fn new(name: impl Into<String>, text: impl Into<Arc<str>>) -> SourceFile {
         let text: Arc<str> = text.into();
         let mut line_starts = vec![0];
@@ -65,6 +120,14 @@ impl SourceFile {
     }
 
     /// 1-based line and column (in characters) of a byte offset.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let f = toolgate::source::SourceFile::new("f.policy", "tool t()\nagent a {}");
+    /// assert_eq!(f.line_col(0), (1, 1));
+    /// assert_eq!(f.line_col(15), (2, 7));
+    /// ```
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
         let line = match self.line_starts.binary_search(&offset) {
@@ -81,12 +144,29 @@ impl SourceFile {
 }
 
 /// The files of one policy, indexed by [`FileId`].
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// let id = m.add("f.policy", "agent a {}");
+/// assert_eq!(m.file(id).name, "f.policy");
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct SourceMap {
     files: Vec<SourceFile>,
 }
 
 /// A resolved source location: file name, 1-based line and column.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::source::{SourceMap, Span};
+/// let mut m = SourceMap::new();
+/// let id = m.add("f.policy", "tool t()\nagent a {}");
+/// assert_eq!(m.location(Span::new(id, 9, 14)).to_string(), "f.policy:2:1");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Location {
     /// The file's display name.
@@ -105,22 +185,56 @@ impl std::fmt::Display for Location {
 
 impl SourceMap {
     /// An empty map.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let m = toolgate::source::SourceMap::new();
+    /// assert_eq!(m.files().count(), 0);
+    /// ```
     pub fn new() -> SourceMap {
         SourceMap::default()
     }
 
     /// Adds a file and returns its id.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut m = toolgate::source::SourceMap::new();
+    /// let a = m.add("a.policy", "agent a {}");
+    /// let b = m.add("b.policy", "agent b {}");
+    /// assert_ne!(a, b);
+    /// ```
     pub fn add(&mut self, name: impl Into<String>, text: impl Into<Arc<str>>) -> FileId {
         self.files.push(SourceFile::new(name, text));
         FileId(self.files.len() as u32 - 1)
     }
 
     /// The file with this id.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut m = toolgate::source::SourceMap::new();
+    /// let id = m.add("f.policy", "agent a {}");
+    /// assert_eq!(&*m.file(id).text, "agent a {}");
+    /// ```
     pub fn file(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }
 
     /// All files with their ids.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut m = toolgate::source::SourceMap::new();
+    /// m.add("a.policy", "");
+    /// m.add("b.policy", "");
+    /// let names: Vec<_> = m.files().map(|(_, f)| f.name.as_str()).collect();
+    /// assert_eq!(names, ["a.policy", "b.policy"]);
+    /// ```
     pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
         self.files
             .iter()
@@ -129,6 +243,15 @@ impl SourceMap {
     }
 
     /// The text a span covers.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::source::{SourceMap, Span};
+    /// let mut m = SourceMap::new();
+    /// let id = m.add("f.policy", "agent a {}");
+    /// assert_eq!(m.slice(Span::new(id, 6, 7)), "a");
+    /// ```
     pub fn slice(&self, span: Span) -> &str {
         self.file(span.file)
             .text
@@ -137,6 +260,16 @@ impl SourceMap {
     }
 
     /// Where a span starts, as file:line:column.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::source::{SourceMap, Span};
+    /// let mut m = SourceMap::new();
+    /// let id = m.add("f.policy", "agent a {}");
+    /// let loc = m.location(Span::new(id, 6, 7));
+    /// assert_eq!((loc.line, loc.column), (1, 7));
+    /// ```
     pub fn location(&self, span: Span) -> Location {
         let f = self.file(span.file);
         let (line, column) = f.line_col(span.start);

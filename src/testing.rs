@@ -10,6 +10,16 @@ use crate::syntax::ast::Effect;
 use serde::{Deserialize, Serialize};
 
 /// One expectation of a `test` block, independent of the source text.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "tool t\nagent a { allow t }\ntest \"x\" { allow a t {} allowed_by_rule }");
+/// let (_, policy, _) = toolgate::load::engine_from_sources(m).unwrap();
+/// let case = &toolgate::testing::cases(&policy)[0];
+/// assert_eq!((case.block.as_str(), case.agent.as_str(), case.tool.as_str()), ("x", "a", "t"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestCase {
     /// The test block's name.
@@ -34,6 +44,16 @@ pub struct TestCase {
 
 impl TestCase {
     /// The request this expectation makes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut m = toolgate::source::SourceMap::new();
+    /// m.add("p.policy", "tool t(p)\nagent a { allow t }\ntest \"x\" { allow a t { p: 1 } }");
+    /// let (_, policy, _) = toolgate::load::engine_from_sources(m).unwrap();
+    /// let req = toolgate::testing::cases(&policy)[0].request();
+    /// assert_eq!((req.agent.as_str(), req.args["p"].as_i64()), ("a", Some(1)));
+    /// ```
     pub fn request(&self) -> Request {
         let mut req = Request::new(self.agent.clone(), self.tool.clone());
         req.server = self.server.clone();
@@ -45,6 +65,16 @@ impl TestCase {
     }
 
     /// Decides the request; `Err` carries the decision when it is not what was expected.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut m = toolgate::source::SourceMap::new();
+    /// m.add("p.policy", "tool t\nagent a { allow t }\ntest \"x\" { deny a t {} }");
+    /// let (engine, policy, _) = toolgate::load::engine_from_sources(m).unwrap();
+    /// let got = toolgate::testing::cases(&policy)[0].check(&engine).unwrap_err();
+    /// assert!(got.is_allowed());
+    /// ```
     pub fn check(&self, engine: &Engine) -> Result<(), Box<Decision>> {
         let d = engine.decide(&self.request());
         let effect_ok = d.decision == self.expect;
@@ -72,6 +102,15 @@ impl TestCase {
 }
 
 /// Every expectation of every test block, in order.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "tool t\nagent a { allow t }\ntest \"x\" { allow a t {}\n deny a u {} }");
+/// let (policy, _) = toolgate::load::policy_from_sources(m);
+/// assert_eq!(toolgate::testing::cases(&policy).len(), 2);
+/// ```
 pub fn cases(policy: &Policy) -> Vec<TestCase> {
     let mut out = Vec::new();
     for block in &policy.tests {
@@ -96,6 +135,16 @@ pub fn cases(policy: &Policy) -> Vec<TestCase> {
 }
 
 /// The outcome of running every test block.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "tool t\nagent a { allow t }\ntest \"x\" { allow a t {}\n deny a t {} }");
+/// let (engine, policy, _) = toolgate::load::engine_from_sources(m).unwrap();
+/// let report = toolgate::testing::run_tests(&policy, &engine);
+/// assert_eq!((report.passed, report.failed, report.failures.error_count()), (1, 1, 1));
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct TestReport {
     /// Expectations that held.
@@ -115,6 +164,16 @@ fn help_for(d: &Decision) -> String {
 }
 
 /// Runs every expectation of every test block of `policy` against `engine`.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "tool t\nagent a { allow t }\ntest \"x\" { allow a t {} allowed_by_rule }");
+/// let (engine, policy, _) = toolgate::load::engine_from_sources(m).unwrap();
+/// let report = toolgate::testing::run_tests(&policy, &engine);
+/// assert_eq!((report.passed, report.failed), (1, 0));
+/// ```
 pub fn run_tests(policy: &Policy, engine: &Engine) -> TestReport {
     let mut report = TestReport::default();
     let spans = policy
@@ -143,6 +202,16 @@ pub fn run_tests(policy: &Policy, engine: &Engine) -> TestReport {
 
 /// Runs the expectations a compiled engine carries (for bundles, which hold no source text).
 /// Returns (passed, failure lines `file:line:column: test ...`).
+///
+/// # Example
+///
+/// ```
+/// let engine = toolgate::load::engine_from_str("p.policy",
+///     "tool t\nagent a { allow t }\ntest \"x\" { deny a t {} }").unwrap();
+/// let (passed, failures) = toolgate::testing::run_compiled_tests(&engine);
+/// assert_eq!((passed, failures.len()), (0, 1));
+/// assert!(failures[0].starts_with("p.policy:3:"));
+/// ```
 pub fn run_compiled_tests(engine: &Engine) -> (usize, Vec<String>) {
     let mut passed = 0;
     let mut failures = Vec::new();

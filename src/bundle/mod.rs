@@ -20,12 +20,36 @@ use sha2::{Digest, Sha256};
 use std::fmt;
 
 /// The first eight bytes of every bundle.
+///
+/// # Example
+///
+/// ```
+/// let engine = toolgate::load::engine_from_str("p.policy", "agent a {}").unwrap();
+/// assert_eq!(&engine.to_bundle()[..8], toolgate::bundle::MAGIC);
+/// ```
 pub const MAGIC: &[u8; 8] = b"TOOLGATE";
 /// The bundle format this build writes and reads.
+///
+/// # Example
+///
+/// ```
+/// let bytes = toolgate::load::engine_from_str("p.policy", "agent a {}").unwrap().to_bundle();
+/// let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+/// assert_eq!(version, toolgate::bundle::FORMAT_VERSION);
+/// ```
 pub const FORMAT_VERSION: u32 = 1;
 const HEADER_LEN: usize = 56;
 
 /// Why a bundle could not be loaded. `code()` is stable (`toolgate::bundle::*`).
+///
+/// # Example
+///
+/// ```
+/// let mut bytes = toolgate::load::engine_from_str("p.policy", "agent a {}").unwrap().to_bundle();
+/// bytes[8] = 99; // another format version
+/// let err = toolgate::Engine::from_bundle(&bytes).unwrap_err();
+/// assert_eq!(err.code(), "toolgate::bundle::version_mismatch");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BundleError {
     kind: BundleErrorKind,
@@ -91,6 +115,15 @@ fn err(kind: BundleErrorKind) -> BundleError {
 }
 
 /// True when `bytes` start like a bundle (used to tell bundles from policy text).
+///
+/// # Example
+///
+/// ```
+/// use toolgate::bundle::looks_like_bundle;
+/// let bytes = toolgate::load::engine_from_str("p.policy", "agent a {}").unwrap().to_bundle();
+/// assert!(looks_like_bundle(&bytes));
+/// assert!(!looks_like_bundle(b"agent a {}"));
+/// ```
 pub fn looks_like_bundle(bytes: &[u8]) -> bool {
     bytes.starts_with(MAGIC)
 }

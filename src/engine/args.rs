@@ -7,6 +7,16 @@
 use serde_json::{Map, Value};
 
 /// Collects the values `path` yields from `args` into `out`; returns false when it is absent.
+///
+/// # Example
+///
+/// ```
+/// let args = serde_json::json!({"opts": [{"cwd": "/a"}, {"cwd": "/b"}]});
+/// let (mut out, path) = (Vec::new(), ["opts".to_string(), "cwd".to_string()]);
+/// assert!(toolgate::engine::args::collect(args.as_object().unwrap(), &path, &mut out));
+/// assert_eq!(out, [&serde_json::json!("/a"), &serde_json::json!("/b")]);
+/// assert!(!toolgate::engine::args::collect(args.as_object().unwrap(), &["x".into()], &mut out));
+/// ```
 pub fn collect<'a>(
     args: &'a Map<String, Value>,
     path: &[String],

@@ -5,6 +5,15 @@ use serde::Serialize;
 use std::sync::Arc;
 
 /// Why a decision was made (LANGUAGE.md section 7).
+///
+/// # Example
+///
+/// ```
+/// use toolgate::{Reason, Request};
+/// let engine = toolgate::load::engine_from_str("p.policy", "tool t\nagent a { allow t }").unwrap();
+/// assert_eq!(engine.decide(&Request::new("a", "t")).reason, Reason::AllowedByRule);
+/// assert_eq!(engine.decide(&Request::new("b", "t")).reason, Reason::UnknownAgent);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
@@ -34,6 +43,14 @@ pub enum Reason {
 
 impl Reason {
     /// The reason as it appears in JSON and in test expectations.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::Reason;
+    /// assert_eq!(Reason::PermissionMissing.as_str(), "permission_missing");
+    /// assert_eq!(serde_json::to_value(Reason::DefaultAllow).unwrap(), "default_allow");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             Reason::BadRequest => "bad_request",
@@ -52,6 +69,15 @@ impl Reason {
 }
 
 /// Where the deciding rule is.
+///
+/// # Example
+///
+/// ```
+/// let engine = toolgate::load::engine_from_str("p.policy", "tool t\nagent a {\n  allow t\n}").unwrap();
+/// let rule = engine.decide(&toolgate::Request::new("a", "t")).rule.unwrap();
+/// assert_eq!((rule.agent.as_str(), rule.line, rule.column), ("a", 3, 3));
+/// assert_eq!(rule.to_string(), "allow t (p.policy:3:3)");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct RuleRef {
     /// The agent the rule belongs to.
@@ -83,6 +109,15 @@ impl std::fmt::Display for RuleRef {
 }
 
 /// A decision. Every field is always present in JSON (`null` where it does not apply).
+///
+/// # Example
+///
+/// ```
+/// let engine = toolgate::load::engine_from_str("p.policy", "tool t needs fs:read\nagent a { allow t }").unwrap();
+/// let d = engine.decide(&toolgate::Request::new("a", "t").tool_use_id("toolu_1"));
+/// assert_eq!((d.reason.as_str(), d.permission.as_deref()), ("permission_missing", Some("fs:read")));
+/// assert_eq!((d.tool_use_id.as_deref(), d.policy_hash.len()), (Some("toolu_1"), 64));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Decision {
     /// Allow or deny.
@@ -108,11 +143,28 @@ pub struct Decision {
 
 impl Decision {
     /// True when the call may run.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let engine = toolgate::load::engine_from_str("p.policy", "tool t\nagent a { allow t }").unwrap();
+    /// assert!(engine.decide(&toolgate::Request::new("a", "t")).is_allowed());
+    /// assert!(!engine.decide(&toolgate::Request::new("a", "u")).is_allowed());
+    /// ```
     pub fn is_allowed(&self) -> bool {
         self.decision == Effect::Allow
     }
 
     /// A denial with no rule.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Decision, Reason};
+    /// let d = Decision::deny(Reason::InternalError, "engine failed", Some("toolu_1".into()));
+    /// assert!(!d.is_allowed() && d.rule.is_none());
+    /// assert_eq!((&*d.message, d.tool_use_id.as_deref()), ("engine failed", Some("toolu_1")));
+    /// ```
     pub fn deny(
         reason: Reason,
         message: impl Into<Arc<str>>,
@@ -155,6 +207,15 @@ impl Decision {
 }
 
 /// The trace of a decision, for `eval --explain`.
+///
+/// # Example
+///
+/// ```
+/// let engine = toolgate::load::engine_from_str("p.policy", "tool t needs fs:read\nagent a { grant fs:read\n allow t }").unwrap();
+/// let trace = engine.decide_explained(&toolgate::Request::new("a", "t")).explanation.unwrap();
+/// assert_eq!((trace.agent.as_deref(), trace.tool.as_deref()), (Some("a"), Some("t")));
+/// assert_eq!((trace.needs, trace.rules.len()), (vec!["fs:read".to_string()], 1));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Explanation {
     /// The agent, if it exists.
@@ -170,6 +231,17 @@ pub struct Explanation {
 }
 
 /// What happened to one rule.
+///
+/// # Example
+///
+/// ```
+/// let engine = toolgate::load::engine_from_str("p.policy",
+///     "tool t(p)\nagent a {\n allow t where p == \"x\"\n allow t\n}").unwrap();
+/// let d = engine.decide_explained(&toolgate::Request::new("a", "t").args(serde_json::json!({"p": "y"})));
+/// let rules = d.explanation.unwrap().rules;
+/// assert_eq!((rules[0].outcome, rules[1].outcome), ("not_fired", "fired"));
+/// assert!(rules[0].failed_condition.is_some());
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RuleTrace {
     /// Where the rule is.

@@ -6,6 +6,14 @@ use serde_json::{Map, Value};
 use std::fmt;
 
 /// Parses `text` as one JSON value, refusing duplicate object keys.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::engine::json::parse_strict;
+/// assert_eq!(parse_strict(r#"{"a": [1, 2]}"#).unwrap(), serde_json::json!({"a": [1, 2]}));
+/// assert!(parse_strict(r#"{"a": 1, "a": 2}"#).is_err());
+/// ```
 pub fn parse_strict(text: &str) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
     let value = StrictValue.deserialize(&mut de)?;

@@ -3,6 +3,14 @@
 use serde_json::{Map, Value};
 
 /// The largest request line `Request::from_json` accepts, in bytes.
+///
+/// # Example
+///
+/// ```
+/// let line = format!(r#"{{"agent": "a", "tool": "t", "args": {{"p": "{}"}}}}"#, "x".repeat(toolgate::engine::request::MAX_REQUEST_BYTES));
+/// let err = toolgate::Request::from_json(&line).unwrap_err();
+/// assert!(err.message.starts_with("request is "));
+/// ```
 pub const MAX_REQUEST_BYTES: usize = 1 << 20;
 
 /// One tool call to decide.
@@ -33,6 +41,14 @@ pub struct Request {
 }
 
 /// Why a request was refused as `bad_request`.
+///
+/// # Example
+///
+/// ```
+/// let err = toolgate::Request::from_json(r#"{"agent": 1, "tool": "t", "tool_use_id": "toolu_1"}"#).unwrap_err();
+/// assert_eq!(err.message, "`agent` must be a string");
+/// assert_eq!(err.tool_use_id.as_deref(), Some("toolu_1"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BadRequest {
     /// What is wrong.
@@ -43,6 +59,14 @@ pub struct BadRequest {
 
 impl Request {
     /// A request for `tool` by `agent` with no arguments.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let req = toolgate::Request::new("a", "t");
+    /// assert_eq!((req.agent.as_str(), req.tool.as_str(), req.server), ("a", "t", None));
+    /// assert!(req.args.is_empty());
+    /// ```
     pub fn new(agent: impl Into<String>, tool: impl Into<String>) -> Request {
         Request {
             agent: agent.into(),
@@ -52,12 +76,27 @@ impl Request {
     }
 
     /// Sets the server.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let req = toolgate::Request::new("a", "git_log").server("git");
+    /// assert_eq!(req.server.as_deref(), Some("git"));
+    /// ```
     pub fn server(mut self, server: impl Into<String>) -> Request {
         self.server = Some(server.into());
         self
     }
 
     /// Sets the arguments from a JSON object; anything else leaves them empty.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::Request;
+    /// assert_eq!(Request::new("a", "t").args(serde_json::json!({"p": 1})).args["p"], 1);
+    /// assert!(Request::new("a", "t").args(serde_json::json!([1])).args.is_empty());
+    /// ```
     pub fn args(mut self, args: Value) -> Request {
         if let Value::Object(m) = args {
             self.args = m;
@@ -66,12 +105,27 @@ impl Request {
     }
 
     /// Sets the tool-use id.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let req = toolgate::Request::new("a", "t").tool_use_id("toolu_1");
+    /// assert_eq!(req.tool_use_id.as_deref(), Some("toolu_1"));
+    /// ```
     pub fn tool_use_id(mut self, id: impl Into<String>) -> Request {
         self.tool_use_id = Some(id.into());
         self
     }
 
     /// Sets the permissions the tool declares (policies without a catalog).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let req = toolgate::Request::new("a", "t").permissions(["fs:read"]);
+    /// let engine = toolgate::load::engine_from_str("p.policy", "agent a { allow t }").unwrap();
+    /// assert_eq!(engine.decide(&req).reason.as_str(), "permission_missing");
+    /// ```
     pub fn permissions<S: Into<String>>(mut self, perms: impl IntoIterator<Item = S>) -> Request {
         self.permissions = Some(perms.into_iter().map(Into::into).collect());
         self
@@ -106,6 +160,14 @@ impl Request {
     }
 
     /// Reads a request from a parsed JSON value.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let req = toolgate::Request::from_value(serde_json::json!({"agent": "a", "tool": "t"})).unwrap();
+    /// assert_eq!((req.agent.as_str(), req.tool.as_str()), ("a", "t"));
+    /// assert!(toolgate::Request::from_value(serde_json::json!([])).is_err());
+    /// ```
     pub fn from_value(value: Value) -> Result<Request, BadRequest> {
         let Value::Object(mut obj) = value else {
             return Err(BadRequest {

@@ -38,9 +38,18 @@ use crate::syntax::ast::*;
 use crate::syntax::parse_file;
 
 /// The widest line a rule is kept on before it is broken.
+///
+/// ```
+/// assert!(toolgate::fmt::MAX_WIDTH >= 80);
+/// ```
 pub const MAX_WIDTH: usize = 100;
 
 /// Why a file was not formatted.
+///
+/// ```
+/// let err = toolgate::fmt::format_source("p.policy", "agent {").unwrap_err();
+/// assert!(matches!(err, toolgate::fmt::FmtError::Syntax { .. }));
+/// ```
 #[derive(Debug, Clone)]
 pub enum FmtError {
     /// The file does not parse; nothing is formatted.
@@ -77,6 +86,15 @@ impl std::error::Error for FmtError {}
 ///
 /// [`FmtError::Syntax`] when the text does not parse, [`FmtError::Unstable`] when the
 /// re-parse check fails.
+///
+/// # Example
+///
+/// ```
+/// let out = toolgate::fmt::format_source("p.policy", "agent a {allow   t}").unwrap();
+/// assert_eq!(toolgate::fmt::format_source("p.policy", &out).unwrap(), out); // idempotent
+/// assert!(toolgate::fmt::same_policy("agent a {allow   t}", &out));
+/// assert!(toolgate::fmt::format_source("p.policy", "agent {").is_err());
+/// ```
 pub fn format_source(name: &str, text: &str) -> Result<String, FmtError> {
     let (file, diags) = parse_file(FileId(0), text);
     if diags.has_errors() {
@@ -974,6 +992,13 @@ fn strip_file(f: &File) -> File {
 }
 
 /// True when two texts parse to the same policy, positions aside (both must parse).
+///
+/// # Example
+///
+/// ```
+/// assert!(toolgate::fmt::same_policy("agent a { allow t }", "agent a {\n  allow t\n}\n"));
+/// assert!(!toolgate::fmt::same_policy("agent a { allow t }", "agent a { deny t }"));
+/// ```
 pub fn same_policy(a: &str, b: &str) -> bool {
     let (fa, da) = parse_file(FileId(0), a);
     let (fb, db) = parse_file(FileId(0), b);

@@ -5,6 +5,15 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// A tool call as an agent SDK hands it to its permission callback.
+///
+/// # Example
+///
+/// ```
+/// let call = toolgate::host::ToolCall { tool_name: "git_log".into(), server: Some("git".into()),
+///     input: serde_json::json!({"repo_path": "/x"}), tool_use_id: Some("toolu_1".into()) };
+/// let req = call.to_request("bot");
+/// assert_eq!((req.server.as_deref(), req.args["repo_path"].as_str()), (Some("git"), Some("/x")));
+/// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolCall {
     /// The registered tool name the model wants to call.
@@ -18,6 +27,15 @@ pub struct ToolCall {
 }
 
 /// The callback's answer: run the tool, or refuse it with a message for the model.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::host::PermissionResult;
+/// let engine = toolgate::load::engine_from_str("p.policy", "tool t\nagent a { allow t }").unwrap();
+/// let d = engine.decide(&toolgate::Request::new("a", "t"));
+/// assert_eq!(PermissionResult::from(&d), PermissionResult::Allow);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PermissionResult {
     /// Run the tool.

@@ -193,6 +193,13 @@ fn is_name(part: &str) -> bool {
 }
 
 /// A grant that could not be parsed.
+///
+/// # Example
+///
+/// ```
+/// let err = toolgate::host::PermissionSet::new(["fs:read", "fs"]).unwrap_err();
+/// assert!(err.to_string().starts_with("`fs` is not a permission of the form `domain:action`: "));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InvalidGrant {
     text: String,

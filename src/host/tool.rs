@@ -84,6 +84,15 @@ impl fmt::Display for PermissionDeniedError {
 impl std::error::Error for PermissionDeniedError {}
 
 /// Why a tool call did not produce a result.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::host::ToolError;
+/// let e = ToolError::Failed("disk full".into());
+/// assert_eq!(e.to_string(), "disk full");
+/// assert!(std::error::Error::source(&e).is_some());
+/// ```
 #[derive(Debug)]
 pub enum ToolError {
     /// Refused before the tool ran.
@@ -111,6 +120,17 @@ impl std::error::Error for ToolError {
 }
 
 /// A tool that checks its permissions against a grant set before every call.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::host::{with_permissions, PermissionSet, Tool};
+/// # use toolgate::host::ToolError; use toolgate::resolve::Permission; use serde_json::Value;
+/// # struct Noop; impl Tool for Noop { fn name(&self) -> &str { "noop" } fn permissions(&self) -> &[Permission] { &[] } fn execute(&self, v: &Value) -> Result<Value, ToolError> { Ok(v.clone()) } }
+/// let guarded = with_permissions(Noop, PermissionSet::none());
+/// assert_eq!(guarded.name(), "noop");
+/// assert_eq!(guarded.execute(&serde_json::json!(7)).unwrap(), 7);
+/// ```
 #[derive(Debug, Clone)]
 pub struct Guarded<T> {
     tool: T,
@@ -119,11 +139,31 @@ pub struct Guarded<T> {
 
 impl<T> Guarded<T> {
     /// The wrapped tool.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::host::{with_permissions, PermissionSet, Tool};
+    /// # use toolgate::host::ToolError; use toolgate::resolve::Permission; use serde_json::Value;
+    /// # struct Noop; impl Tool for Noop { fn name(&self) -> &str { "noop" } fn permissions(&self) -> &[Permission] { &[] } fn execute(&self, v: &Value) -> Result<Value, ToolError> { Ok(v.clone()) } }
+    /// let guarded = with_permissions(Noop, PermissionSet::none());
+    /// assert_eq!(guarded.inner().name(), "noop");
+    /// ```
     pub fn inner(&self) -> &T {
         &self.tool
     }
 
     /// The grant set the guard checks.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::host::{with_permissions, PermissionSet, Tool};
+    /// # use toolgate::host::ToolError; use toolgate::resolve::Permission; use serde_json::Value;
+    /// # struct Noop; impl Tool for Noop { fn name(&self) -> &str { "noop" } fn permissions(&self) -> &[Permission] { &[] } fn execute(&self, v: &Value) -> Result<Value, ToolError> { Ok(v.clone()) } }
+    /// let guarded = with_permissions(Noop, PermissionSet::new(["fs:read"]).unwrap());
+    /// assert!(guarded.granted().allows("fs:read") && !guarded.granted().allows("fs:write"));
+    /// ```
     pub fn granted(&self) -> &PermissionSet {
         &self.granted
     }

@@ -6,6 +6,16 @@ use crate::source::{SourceMap, Span};
 use crate::syntax::ast::{CmpOp, Effect, TestBlock};
 
 /// A validated, merged policy.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "tool t\nagent a { allow t }\nagent b {}");
+/// let (policy, diags) = toolgate::load::policy_from_sources(m);
+/// assert!(!diags.has_errors());
+/// assert_eq!((policy.tools.len(), policy.agents.len()), (1, 2));
+/// ```
 #[derive(Debug, Clone)]
 pub struct Policy {
     /// The files the policy came from.
@@ -22,11 +32,30 @@ pub struct Policy {
 
 impl Policy {
     /// True when the policy declares at least one tool: the catalog is then authoritative.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut m = toolgate::source::SourceMap::new();
+    /// m.add("p.policy", "agent a { allow t }");
+    /// let (policy, _) = toolgate::load::policy_from_sources(m);
+    /// assert!(!policy.has_catalog());
+    /// ```
     pub fn has_catalog(&self) -> bool {
         !self.tools.is_empty()
     }
 
     /// The name of a tool as messages show it: `server.tool`, or the bare name of a host tool.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut m = toolgate::source::SourceMap::new();
+    /// m.add("p.policy", "server git { tool log }\ntool Bash");
+    /// let (p, _) = toolgate::load::policy_from_sources(m);
+    /// assert_eq!(p.tool_display(&p.tools[0]), "git.log");
+    /// assert_eq!(p.tool_display(&p.tools[1]), "Bash");
+    /// ```
     pub fn tool_display(&self, tool: &ToolDef) -> String {
         match tool.server {
             Some(s) => format!("{}.{}", self.servers[s].name, tool.name),
@@ -35,12 +64,32 @@ impl Policy {
     }
 
     /// The agent with this name.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut m = toolgate::source::SourceMap::new();
+    /// m.add("p.policy", "tool t\nagent a { allow t }");
+    /// let (policy, _) = toolgate::load::policy_from_sources(m);
+    /// assert_eq!(policy.agent("a").unwrap().rules.len(), 1);
+    /// assert!(policy.agent("b").is_none());
+    /// ```
     pub fn agent(&self, name: &str) -> Option<&AgentDef> {
         self.agents.iter().find(|a| a.name == name)
     }
 }
 
 /// `server NAME`
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "server git { tool log }");
+/// let (policy, _) = toolgate::load::policy_from_sources(m);
+/// assert_eq!(policy.servers[0].name, "git");
+/// assert_eq!(policy.tools[0].server, Some(0));
+/// ```
 #[derive(Debug, Clone)]
 pub struct ServerDef {
     /// Its name.
@@ -50,6 +99,16 @@ pub struct ServerDef {
 }
 
 /// One declared tool.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "tool read_file(path) needs fs:read");
+/// let (policy, _) = toolgate::load::policy_from_sources(m);
+/// let t = &policy.tools[0];
+/// assert_eq!((t.name.as_str(), t.server, t.needs[0].to_string()), ("read_file", None, "fs:read".into()));
+/// ```
 #[derive(Debug, Clone)]
 pub struct ToolDef {
     /// The server that owns it; `None` for a host tool.
@@ -65,6 +124,16 @@ pub struct ToolDef {
 }
 
 /// A declared argument.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "tool git_log(repo, max?)");
+/// let (policy, _) = toolgate::load::policy_from_sources(m);
+/// let params = policy.tools[0].params.as_ref().unwrap();
+/// assert_eq!((params[1].name.as_str(), params[1].optional), ("max", true));
+/// ```
 #[derive(Debug, Clone)]
 pub struct ParamDef {
     /// Its name.
@@ -74,6 +143,16 @@ pub struct ParamDef {
 }
 
 /// One agent.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "tool t needs fs:read\nagent a {\n grant fs:read\n allow t\n}");
+/// let (policy, _) = toolgate::load::policy_from_sources(m);
+/// let a = policy.agent("a").unwrap();
+/// assert_eq!((a.grants.len(), a.rules.len(), a.invalid_grants), (1, 1, false));
+/// ```
 #[derive(Debug, Clone)]
 pub struct AgentDef {
     /// Its name.
@@ -94,6 +173,16 @@ pub struct AgentDef {
 }
 
 /// One allow or deny rule.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "tool t(p)\nagent a { deny t where p == \"x\" because \"no\" }");
+/// let (policy, _) = toolgate::load::policy_from_sources(m);
+/// let rule = &policy.agents[0].rules[0];
+/// assert_eq!((rule.conditions.len(), rule.because.as_deref()), (1, Some("no")));
+/// ```
 #[derive(Debug, Clone)]
 pub struct RuleDef {
     /// Allow or deny.
@@ -109,6 +198,16 @@ pub struct RuleDef {
 }
 
 /// A rule target.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "server git { tool log }\nagent a { allow git.* }");
+/// let (policy, _) = toolgate::load::policy_from_sources(m);
+/// let target = &policy.agents[0].rules[0].target;
+/// assert_eq!((target.text.as_str(), target.server.is_some()), ("git.*", true));
+/// ```
 #[derive(Debug, Clone)]
 pub struct TargetDef {
     /// The server part; `None` when the target names no server.
@@ -122,6 +221,15 @@ pub struct TargetDef {
 }
 
 /// One part of a target.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::resolve::{name_matches, NamePattern};
+/// assert!(name_matches(&NamePattern::Any, "anything"));
+/// assert!(name_matches(&NamePattern::Literal("Bash".into()), "Bash"));
+/// assert!(!name_matches(&NamePattern::Literal("Bash".into()), "bash"));
+/// ```
 #[derive(Debug, Clone)]
 pub enum NamePattern {
     /// `*`: any name.
@@ -138,6 +246,16 @@ pub enum NamePattern {
 }
 
 /// One condition.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "tool t(opts)\nagent a { allow t where opts.mode == \"r\" }");
+/// let (policy, _) = toolgate::load::policy_from_sources(m);
+/// let cond = &policy.agents[0].rules[0].conditions[0];
+/// assert_eq!(cond.path, ["opts", "mode"]);
+/// ```
 #[derive(Debug, Clone)]
 pub struct CondDef {
     /// The argument path (keys, outermost first).
@@ -151,6 +269,17 @@ pub struct CondDef {
 }
 
 /// What a condition tests, after validation.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::resolve::CondTest;
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "tool t(n)\nagent a { allow t where n <= 5 and n present }");
+/// let (policy, _) = toolgate::load::policy_from_sources(m);
+/// let conds = &policy.agents[0].rules[0].conditions;
+/// assert!(matches!(conds[0].test, CondTest::Num(_, n) if n == 5.0) && matches!(conds[1].test, CondTest::Present));
+/// ```
 #[derive(Debug, Clone)]
 pub enum CondTest {
     /// `present`
@@ -169,6 +298,17 @@ pub enum CondTest {
 }
 
 /// A string pattern.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::resolve::{CondTest, StrPattern};
+/// let mut m = toolgate::source::SourceMap::new();
+/// m.add("p.policy", "tool t(p)\nagent a { allow t where p matches \"/srv/**\" }");
+/// let (policy, _) = toolgate::load::policy_from_sources(m);
+/// let test = &policy.agents[0].rules[0].conditions[0].test;
+/// assert!(matches!(test, CondTest::Str { pattern: StrPattern::PathGlob { .. }, negated: false }));
+/// ```
 #[derive(Debug, Clone)]
 pub enum StrPattern {
     /// `== "s"` / `in [..]`: the value is one of these.

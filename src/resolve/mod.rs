@@ -18,6 +18,15 @@ use std::collections::HashMap;
 use suggest::help_with;
 
 /// Every reason a decision can carry, as test expectations write them.
+///
+/// # Example
+///
+/// ```
+/// assert!(toolgate::resolve::REASONS.contains(&"no_matching_rule"));
+/// let d = toolgate::load::engine_from_str("p.policy", "agent a {}").unwrap()
+///     .decide(&toolgate::Request::new("a", "t"));
+/// assert!(toolgate::resolve::REASONS.contains(&d.reason.as_str()));
+/// ```
 pub const REASONS: &[&str] = &[
     "bad_request",
     "unknown_agent",
@@ -34,6 +43,16 @@ pub const REASONS: &[&str] = &[
 
 /// Resolves parsed files into one policy. The policy is usable only when the diagnostics
 /// hold no error.
+///
+/// # Example
+///
+/// ```
+/// let mut m = toolgate::source::SourceMap::new();
+/// let id = m.add("p.policy", "agent a { grant *:read }");
+/// let (file, _) = toolgate::syntax::parse_file(id, &m.file(id).text.clone());
+/// let (policy, diags) = toolgate::resolve::resolve(m, vec![file]);
+/// assert!(policy.agent("a").is_some() && diags.has_errors());
+/// ```
 pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostics) {
     let mut r = Resolver {
         diags: Diagnostics::new(),
@@ -594,6 +613,15 @@ impl Resolver<'_> {
 }
 
 /// True when a name pattern matches a name.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::resolve::{name_matches, NamePattern};
+/// let glob = NamePattern::Glob { text: "git_*".into(), regex: "^git_.*$".into() };
+/// assert!(name_matches(&glob, "git_log"));
+/// assert!(!name_matches(&glob, "query"));
+/// ```
 pub fn name_matches(pattern: &NamePattern, name: &str) -> bool {
     match pattern {
         NamePattern::Any => true,
@@ -662,4 +690,13 @@ fn validate_regex(lit: &ast::StrLit, sources: &SourceMap) -> Result<(), Box<Diag
 }
 
 /// The deepest nesting a regex may have.
+///
+/// # Example
+///
+/// ```
+/// let n = toolgate::resolve::REGEX_NEST_LIMIT as usize + 1;
+/// let deep = format!("{}a{}", "(".repeat(n), ")".repeat(n));
+/// let text = format!("tool t(p)\nagent a {{ allow t where p matches re\"{deep}\" }}");
+/// assert!(toolgate::load::engine_from_str("p.policy", &text).is_err());
+/// ```
 pub const REGEX_NEST_LIMIT: u32 = 100;

@@ -3,6 +3,14 @@
 use std::fmt;
 
 /// A concrete permission a tool needs: `domain:action`.
+///
+/// # Example
+///
+/// ```
+/// let p = toolgate::resolve::parse_permission("fs:read").unwrap();
+/// assert_eq!((p.domain.as_str(), p.action.as_str()), ("fs", "read"));
+/// assert_eq!(p.to_string(), "fs:read");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Permission {
     /// The domain, e.g. `fs`.
@@ -18,6 +26,15 @@ impl fmt::Display for Permission {
 }
 
 /// What an agent is granted by one item of a `grant` statement.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::resolve::{parse_grant, Grant};
+/// assert_eq!(parse_grant("*"), Ok(Grant::All));
+/// assert_eq!(parse_grant("fs:*"), Ok(Grant::Domain("fs".into())));
+/// assert_eq!(parse_grant("fs:*").unwrap().to_string(), "fs:*");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Grant {
     /// `*`: everything.
@@ -39,6 +56,14 @@ impl fmt::Display for Grant {
 }
 
 /// Why a permission or grant was refused.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::resolve::{parse_grant, PermissionError};
+/// assert_eq!(parse_grant("*:read"), Err(PermissionError::WildcardDomain));
+/// assert_eq!(parse_grant("Fs:read"), Err(PermissionError::BadPart("Fs".into())));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PermissionError {
     /// `*:action`: a wildcard over domains.
@@ -53,6 +78,14 @@ pub enum PermissionError {
 
 impl PermissionError {
     /// A one-line description.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::resolve::PermissionError;
+    /// let msg = PermissionError::Malformed.message("fs");
+    /// assert_eq!(msg, "`fs` is not a permission of the form `domain:action`");
+    /// ```
     pub fn message(&self, text: &str) -> String {
         match self {
             PermissionError::WildcardDomain => format!("`{text}` puts a wildcard on the domain"),
@@ -67,6 +100,13 @@ impl PermissionError {
     }
 
     /// How to fix it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::resolve::PermissionError;
+    /// assert!(PermissionError::WildcardInNeeds.help().contains("`fs:read`"));
+    /// ```
     pub fn help(&self) -> &'static str {
         match self {
             PermissionError::WildcardDomain => "a wildcard covers a domain, never an action across domains: `*:read` would span every domain, including ones a plugin nobody reviewed adds later; grant each domain's action (`fs:read, net:read`) or a whole domain (`fs:*`)",
@@ -84,6 +124,14 @@ fn valid_part(p: &str) -> bool {
 }
 
 /// Parses a concrete permission `domain:action`.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::resolve::{parse_permission, PermissionError};
+/// assert_eq!(parse_permission("net:http").unwrap().to_string(), "net:http");
+/// assert_eq!(parse_permission("fs:*"), Err(PermissionError::WildcardInNeeds));
+/// ```
 pub fn parse_permission(text: &str) -> Result<Permission, PermissionError> {
     match parse_grant(text)? {
         Grant::Exact(p) => Ok(p),
@@ -92,6 +140,14 @@ pub fn parse_permission(text: &str) -> Result<Permission, PermissionError> {
 }
 
 /// Parses a grant: `domain:action`, `domain:*` or `*`.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::resolve::{parse_grant, Grant, PermissionError};
+/// assert!(matches!(parse_grant("fs:read"), Ok(Grant::Exact(p)) if p.action == "read"));
+/// assert_eq!(parse_grant("fs"), Err(PermissionError::Malformed));
+/// ```
 pub fn parse_grant(text: &str) -> Result<Grant, PermissionError> {
     if text == "*" {
         return Ok(Grant::All);

@@ -1,6 +1,14 @@
 //! Did-you-mean: the closest known name within a bounded edit distance.
 
 /// The candidate closest to `name`, if it is close enough to be a plausible typo.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::resolve::suggest::did_you_mean;
+/// assert_eq!(did_you_mean("git_lgo", ["git_log", "query"]), Some("git_log"));
+/// assert_eq!(did_you_mean("deploy", ["git_log", "query"]), None);
+/// ```
 pub fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
@@ -16,6 +24,14 @@ pub fn did_you_mean<'a>(
 }
 
 /// `" (did you mean `x`?)"`-style help, or a fallback.
+///
+/// # Example
+///
+/// ```
+/// use toolgate::resolve::suggest::help_with;
+/// assert_eq!(help_with("qurey", ["query"], "no such tool"), "did you mean `query`?");
+/// assert_eq!(help_with("deploy", ["query"], "no such tool"), "no such tool");
+/// ```
 pub fn help_with<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
