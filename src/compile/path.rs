@@ -4,8 +4,28 @@
 //! value that is not absolute, climbs above `/`, or holds NUL cannot be normalized: the caller
 //! treats it as failing closed.
 
+/// True when `value` is already a normalized absolute path: it starts with `/`, and no
+/// segment is empty (`//`, a trailing `/`), `.` or `..`, and it holds no NUL. One pass, no
+/// allocation: most values in practice.
+fn is_normal(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    if bytes.first() != Some(&b'/') {
+        return false;
+    }
+    if bytes.len() == 1 {
+        return true;
+    }
+    bytes[1..]
+        .split(|&b| b == b'/')
+        .all(|seg| !seg.is_empty() && seg != b"." && seg != b".." && !seg.contains(&0))
+}
+
 /// Normalizes an absolute path lexically; `None` when the value cannot be read as one.
-pub fn normalize(value: &str) -> Option<String> {
+/// Borrows the value when it is already normal.
+pub fn normalize(value: &str) -> Option<std::borrow::Cow<'_, str>> {
+    if is_normal(value) {
+        return Some(std::borrow::Cow::Borrowed(value));
+    }
     if !value.starts_with('/') || value.contains('\0') {
         return None;
     }
@@ -20,14 +40,14 @@ pub fn normalize(value: &str) -> Option<String> {
         }
     }
     if stack.is_empty() {
-        return Some("/".to_string());
+        return Some("/".into());
     }
     let mut out = String::with_capacity(value.len());
     for s in stack {
         out.push('/');
         out.push_str(s);
     }
-    Some(out)
+    Some(out.into())
 }
 
 #[cfg(test)]
@@ -41,6 +61,20 @@ mod tests {
         assert_eq!(normalize("/").as_deref(), Some("/"));
         assert_eq!(normalize("/a/..").as_deref(), Some("/"));
         assert_eq!(normalize("///").as_deref(), Some("/"));
+    }
+
+    #[test]
+    fn normal_paths_are_borrowed() {
+        assert!(matches!(
+            normalize("/a/b.c/..d"),
+            Some(std::borrow::Cow::Borrowed("/a/b.c/..d"))
+        ));
+        assert!(matches!(
+            normalize("/"),
+            Some(std::borrow::Cow::Borrowed("/"))
+        ));
+        assert!(matches!(normalize("/a/"), Some(std::borrow::Cow::Owned(_))));
+        assert_eq!(normalize("/a/\0"), None);
     }
 
     #[test]
