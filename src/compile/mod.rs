@@ -13,7 +13,7 @@ pub mod path;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::engine::{AgentRt, Catalog, Engine, GrantSet, PermTable, RuleRt, TargetMatcher, ToolRt};
-use crate::resolve::{Grant, NamePattern, Policy, RuleDef};
+use crate::resolve::{Grant, NamePattern, NameTest, Policy, RuleDef};
 use crate::syntax::ast::Effect;
 use crate::RuleRef;
 use bitset::BitSet;
@@ -27,35 +27,6 @@ use std::sync::Arc;
 /// Compiles a resolved policy with the default size limits.
 pub fn compile(policy: &Policy) -> Result<Engine, Diagnostics> {
     compile_with_limits(policy, DfaLimits::default())
-}
-
-/// A name pattern ready to test many names.
-enum NameTest {
-    Any,
-    Literal(String),
-    Glob(globset::GlobMatcher),
-}
-
-impl NameTest {
-    fn new(p: &NamePattern) -> NameTest {
-        match p {
-            NamePattern::Any => NameTest::Any,
-            NamePattern::Literal(l) => NameTest::Literal(l.clone()),
-            NamePattern::Glob { text, .. } => globset::GlobBuilder::new(text)
-                .literal_separator(false)
-                .backslash_escape(true)
-                .build()
-                .map(|g| NameTest::Glob(g.compile_matcher()))
-                .unwrap_or(NameTest::Literal(String::new())),
-        }
-    }
-    fn is_match(&self, name: &str) -> bool {
-        match self {
-            NameTest::Any => true,
-            NameTest::Literal(l) => l == name,
-            NameTest::Glob(g) => g.is_match(name),
-        }
-    }
 }
 
 /// Compiles a resolved policy with explicit automaton size limits. Exceeding a limit is a

@@ -41,7 +41,7 @@ pub mod suppress;
 
 use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
 use crate::resolve::{
-    AgentDef, Grant, NamePattern, Permission, Policy, ServerDef, TargetDef, ToolDef,
+    AgentDef, Grant, NamePattern, NameTest, Permission, Policy, ServerDef, TargetDef, ToolDef,
 };
 use crate::source::Span;
 use lang::Langs;
@@ -146,7 +146,7 @@ pub fn run(policy: &Policy, errors: &[Span]) -> Diagnostics {
 /// Matches tool and server names against target parts, compiling each glob once.
 #[derive(Default)]
 pub(crate) struct NameMatcher {
-    globs: HashMap<String, Option<regex_automata::meta::Regex>>,
+    globs: HashMap<String, NameTest>,
 }
 
 impl NameMatcher {
@@ -155,17 +155,11 @@ impl NameMatcher {
         match pattern {
             NamePattern::Any => true,
             NamePattern::Literal(l) => l == name,
-            NamePattern::Glob { regex, .. } => self
+            NamePattern::Glob { text, .. } => self
                 .globs
-                .entry(regex.clone())
-                .or_insert_with(|| {
-                    regex_automata::meta::Builder::new()
-                        .syntax(regex_automata::util::syntax::Config::new().utf8(false))
-                        .build(regex)
-                        .ok()
-                })
-                .as_ref()
-                .is_some_and(|r| r.is_match(name.as_bytes())),
+                .entry(text.clone())
+                .or_insert_with(|| NameTest::new(pattern))
+                .is_match(name),
         }
     }
 

@@ -412,12 +412,13 @@ impl Resolver<'_> {
                 }
             }
             (Some(pattern), Some(part)) => {
+                let test = NameTest::new(pattern);
                 server_ids.extend(
                     catalog
                         .servers
                         .iter()
                         .enumerate()
-                        .filter(|(_, s)| name_matches(pattern, &s.name))
+                        .filter(|(_, s)| test.is_match(&s.name))
                         .map(|(i, _)| Some(i)),
                 );
                 if server_ids.is_empty() {
@@ -440,9 +441,8 @@ impl Resolver<'_> {
             .iter()
             .filter(|tool| def.server.is_none() || server_ids.contains(&tool.server))
             .collect();
-        let any = candidates
-            .iter()
-            .any(|tool| name_matches(&def.tool, &tool.name));
+        let tool_test = NameTest::new(&def.tool);
+        let any = candidates.iter().any(|tool| tool_test.is_match(&tool.name));
         if !any {
             let where_ = match &t.server {
                 Some(s) => format!(" on server `{}`", s.text),
@@ -623,15 +623,51 @@ impl Resolver<'_> {
 /// assert!(!name_matches(&glob, "query"));
 /// ```
 pub fn name_matches(pattern: &NamePattern, name: &str) -> bool {
-    match pattern {
-        NamePattern::Any => true,
-        NamePattern::Literal(l) => l == name,
-        NamePattern::Glob { text, .. } => globset::GlobBuilder::new(text)
-            .literal_separator(false)
-            .backslash_escape(true)
-            .build()
-            .map(|g| g.compile_matcher().is_match(name))
-            .unwrap_or(false),
+    NameTest::new(pattern).is_match(name)
+}
+
+/// A name pattern compiled once, to test many names (catalog tools and servers).
+///
+/// # Example
+///
+/// ```
+/// use toolgate::resolve::{NamePattern, NameTest};
+/// let test = NameTest::new(&NamePattern::Glob { text: "git_*".into(), regex: "^git_.*$".into() });
+/// assert!(test.is_match("git_log") && !test.is_match("query"));
+/// ```
+#[derive(Debug, Clone)]
+pub enum NameTest {
+    /// `*`: any name.
+    Any,
+    /// An exact name.
+    Literal(String),
+    /// A glob over names (globset, `*` crosses everything: names have no separators).
+    Glob(globset::GlobMatcher),
+}
+
+impl NameTest {
+    /// Compiles a pattern. A glob that does not compile (the resolver reports it) matches
+    /// nothing.
+    pub fn new(pattern: &NamePattern) -> NameTest {
+        match pattern {
+            NamePattern::Any => NameTest::Any,
+            NamePattern::Literal(l) => NameTest::Literal(l.clone()),
+            NamePattern::Glob { text, .. } => globset::GlobBuilder::new(text)
+                .literal_separator(false)
+                .backslash_escape(true)
+                .build()
+                .map(|g| NameTest::Glob(g.compile_matcher()))
+                .unwrap_or(NameTest::Literal(String::new())),
+        }
+    }
+
+    /// True when the pattern matches the name.
+    pub fn is_match(&self, name: &str) -> bool {
+        match self {
+            NameTest::Any => true,
+            NameTest::Literal(l) => l == name,
+            NameTest::Glob(g) => g.is_match(name),
+        }
     }
 }
 
