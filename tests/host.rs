@@ -208,3 +208,34 @@ proptest! {
         prop_assert!(!base.allows(&perm) || wider.allows(&perm));
     }
 }
+
+proptest! {
+    /// With many domains (binary search) and with malformed texts: `allows` is true exactly
+    /// when the text is a well-formed permission the grants cover, and `contains` agrees.
+    #[test]
+    fn membership_with_many_domains_and_malformed_texts(
+        grants in proptest::collection::vec((0usize..14, prop::sample::select(vec!["read", "write", "*"])), 0..30),
+        all in any::<bool>(),
+        query in prop_oneof![
+            (0usize..16, prop::sample::select(vec!["read", "write", "exec"]))
+                .prop_map(|(d, a)| format!("d{d}:{a}")),
+            prop::sample::select(vec![
+                "d1:", ":read", "d1:read:x", "D1:read", "d1:Read", "d1", "", "d1:re ad", "d1:*",
+            ]).prop_map(String::from),
+        ],
+    ) {
+        let mut items: Vec<String> = grants.iter().map(|(d, a)| format!("d{d}:{a}")).collect();
+        if all {
+            items.push("*".into());
+        }
+        let set = PermissionSet::new(&items).unwrap();
+        let well_formed = toolgate::resolve::parse_permission(&query).is_ok();
+        let covered = items.iter().any(|g| {
+            g == "*" || *g == query || query.split_once(':').is_some_and(|(d, _)| *g == format!("{d}:*"))
+        });
+        prop_assert_eq!(set.allows(&query), well_formed && covered, "{:?} {}", items, query);
+        if let Ok(p) = toolgate::resolve::parse_permission(&query) {
+            prop_assert_eq!(set.contains(&p), covered);
+        }
+    }
+}

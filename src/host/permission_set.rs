@@ -1,7 +1,6 @@
 //! An immutable set of granted permissions.
 
 use crate::resolve::{parse_grant, Grant, Permission, PermissionError};
-use rustc_hash::{FxHashMap, FxHashSet};
 use std::fmt;
 
 /// What a host grants its tools: exact permissions, whole domains (`fs:*`), or everything.
@@ -26,10 +25,32 @@ use std::fmt;
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct PermissionSet {
     all: bool,
-    /// Domains granted whole (`fs:*`). Fx hashing: keys are the host's own short names.
-    domains: FxHashSet<String>,
-    /// Exact grants: domain -> actions.
-    exact: FxHashMap<String, FxHashSet<String>>,
+    /// Per domain, sorted by domain: what is granted in it. Hosts grant a handful of
+    /// domains, so a membership check is a short scan (a binary search when there are many).
+    domains: Vec<(String, Actions)>,
+}
+
+/// The grants in one domain: all of it (`domain:*`), or some actions.
+#[derive(Clone, Default, PartialEq, Eq)]
+struct Actions {
+    any: bool,
+    /// Sorted, without duplicates; empty when `any`.
+    names: Vec<String>,
+}
+
+impl Actions {
+    fn contains(&self, action: &str) -> bool {
+        self.any
+            || if self.names.len() <= 8 {
+                self.names
+                    .iter()
+                    .any(|n| n.len() == action.len() && n == action)
+            } else {
+                self.names
+                    .binary_search_by(|n| n.as_str().cmp(action))
+                    .is_ok()
+            }
+    }
 }
 
 impl PermissionSet {
@@ -98,10 +119,17 @@ impl PermissionSet {
             match parse_grant(text) {
                 Ok(Grant::All) => out.all = true,
                 Ok(Grant::Domain(d)) => {
-                    out.domains.insert(d);
+                    let actions = out.entry(d);
+                    actions.any = true;
+                    actions.names.clear();
                 }
                 Ok(Grant::Exact(p)) => {
-                    out.exact.entry(p.domain).or_default().insert(p.action);
+                    let actions = out.entry(p.domain);
+                    if !actions.any {
+                        if let Err(at) = actions.names.binary_search(&p.action) {
+                            actions.names.insert(at, p.action);
+                        }
+                    }
                 }
                 Err(error) => {
                     return Err(InvalidGrant {
@@ -128,11 +156,40 @@ impl PermissionSet {
     /// Membership by parts, without allocating: two hash lookups at most.
     fn has(&self, domain: &str, action: &str) -> bool {
         self.all
-            || self.domains.contains(domain)
             || self
-                .exact
-                .get(domain)
+                .find(domain)
                 .is_some_and(|actions| actions.contains(action))
+    }
+
+    /// The grants in `domain`, if any.
+    fn find(&self, domain: &str) -> Option<&Actions> {
+        if self.domains.len() <= 8 {
+            self.domains
+                .iter()
+                .find(|(d, _)| d.len() == domain.len() && d == domain)
+                .map(|(_, a)| a)
+        } else {
+            self.domains
+                .binary_search_by(|(d, _)| d.as_str().cmp(domain))
+                .ok()
+                .and_then(|i| self.domains.get(i))
+                .map(|(_, a)| a)
+        }
+    }
+
+    /// The grants in `domain`, added empty if absent.
+    fn entry(&mut self, domain: String) -> &mut Actions {
+        let at = match self
+            .domains
+            .binary_search_by(|(d, _)| d.as_str().cmp(&domain))
+        {
+            Ok(at) => at,
+            Err(at) => {
+                self.domains.insert(at, (domain, Actions::default()));
+                at
+            }
+        };
+        &mut self.domains[at].1
     }
 
     /// True when the permission written `domain:action` is granted; a malformed one never is.
@@ -142,11 +199,20 @@ impl PermissionSet {
     /// assert!(set.allows("fs:read") && !set.allows("fs") && !set.allows("fs:*"));
     /// ```
     pub fn allows(&self, permission: &str) -> bool {
-        match permission.split_once(':') {
-            Some((domain, action)) if is_name(domain) && is_name(action) => {
-                self.has(domain, action)
-            }
-            _ => false,
+        // A short text: a plain scan beats `split_once`'s searcher.
+        let Some(colon) = permission.bytes().position(|b| b == b':') else {
+            return false;
+        };
+        let (domain, action) = (&permission[..colon], &permission[colon + 1..]);
+        // Stored names are valid, so a text that finds an exact grant is valid too; only a
+        // grant by wildcard needs the text checked.
+        if self.all {
+            return is_name(domain) && is_name(action);
+        }
+        match self.find(domain) {
+            Some(actions) if actions.any => is_name(action),
+            Some(actions) => actions.contains(action),
+            None => false,
         }
     }
 
@@ -174,12 +240,13 @@ impl fmt::Display for PermissionSet {
         if self.all {
             return f.write_str("*");
         }
-        let mut items: Vec<String> = self.domains.iter().map(|d| format!("{d}:*")).collect();
-        items.extend(
-            self.exact
-                .iter()
-                .flat_map(|(d, acts)| acts.iter().map(move |a| format!("{d}:{a}"))),
-        );
+        let mut items: Vec<String> = Vec::new();
+        for (d, actions) in &self.domains {
+            if actions.any {
+                items.push(format!("{d}:*"));
+            }
+            items.extend(actions.names.iter().map(|a| format!("{d}:{a}")));
+        }
         items.sort();
         f.write_str(&items.join(", "))
     }
@@ -187,9 +254,19 @@ impl fmt::Display for PermissionSet {
 
 /// A lowercase name as permissions use them (checked without allocating).
 fn is_name(part: &str) -> bool {
-    let mut bytes = part.bytes();
-    matches!(bytes.next(), Some(b'a'..=b'z'))
-        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+    /// Bytes allowed after the first: `a-z`, `0-9`, `_`, `-`.
+    const REST: [bool; 256] = {
+        let mut t = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            let c = b as u8;
+            t[b] = c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_' || c == b'-';
+            b += 1;
+        }
+        t
+    };
+    let bytes = part.as_bytes();
+    matches!(bytes.first(), Some(b'a'..=b'z')) && bytes.iter().all(|&b| REST[b as usize])
 }
 
 /// A grant that could not be parsed.
