@@ -136,10 +136,12 @@ pub(crate) fn payload(engine: &Engine) -> Vec<u8> {
 
 /// SHA-256 of a payload, in lowercase hex.
 pub(crate) fn payload_hash(payload: &[u8]) -> String {
-    Sha256::digest(payload)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(&Sha256::digest(payload))
+}
+
+/// Lowercase hex of a digest.
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Writes an engine as a bundle.
@@ -190,7 +192,8 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Engine, BundleError> {
             found: payload.len() as u64,
         }));
     }
-    if Sha256::digest(payload).as_slice() != &bytes[24..56] {
+    let digest = Sha256::digest(payload);
+    if digest.as_slice() != &bytes[24..56] {
         return Err(err(BundleErrorKind::Checksum));
     }
     let mut engine: Engine = postcard::from_bytes(payload)
@@ -198,7 +201,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Engine, BundleError> {
     engine
         .validate_and_rebuild()
         .map_err(|m| err(BundleErrorKind::Inconsistent(m)))?;
-    engine.policy_hash = payload_hash(payload).into();
+    engine.policy_hash = hex(&digest).into();
     Ok(engine)
 }
 

@@ -7,6 +7,7 @@
 
 use regex_automata::dfa::{dense, Automaton, OverlappingState, StartKind};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_automata::util::{primitives::StateID, start};
 use regex_automata::{Anchored, Input, MatchKind};
 use regex_syntax::hir::Hir;
 
@@ -84,6 +85,59 @@ impl Dfa {
     /// Returns false if the search could not run (it then reports nothing; callers treat that
     /// as an internal error).
     pub fn matches(&self, hay: &[u8], start: usize, out: &mut Vec<u32>) -> bool {
+        let dfa = &self.dfa;
+        if dfa.has_empty() && dfa.is_utf8() {
+            // Never built by toolgate (its automata are byte-oriented); kept correct anyway.
+            return self.matches_by_search(hay, start, out);
+        }
+        let start = start.min(hay.len());
+        let anchored = if dfa.start_kind() == StartKind::Anchored {
+            Anchored::Yes
+        } else {
+            Anchored::No
+        };
+        let config = start::Config::new()
+            .anchored(anchored)
+            .look_behind(start.checked_sub(1).and_then(|i| hay.get(i).copied()));
+        let Ok(mut sid) = dfa.start_state(&config) else {
+            return false;
+        };
+        // One transition per byte. Matches are delayed by one byte in regex-automata's DFAs,
+        // so a match state seen after byte i reports the patterns that match up to i; the
+        // end-of-input transition reports those that match the whole rest.
+        if dfa.is_special_state(sid) {
+            if dfa.is_dead_state(sid) {
+                return true;
+            }
+            if dfa.is_quit_state(sid) {
+                return false;
+            }
+        }
+        for &byte in hay.get(start..).unwrap_or(&[]) {
+            sid = dfa.next_state(sid, byte);
+            if dfa.is_special_state(sid) {
+                if dfa.is_match_state(sid) {
+                    self.push_matches(sid, out);
+                } else if dfa.is_dead_state(sid) {
+                    return true;
+                } else if dfa.is_quit_state(sid) {
+                    return false;
+                }
+            }
+        }
+        sid = dfa.next_eoi_state(sid);
+        if dfa.is_match_state(sid) {
+            self.push_matches(sid, out);
+        }
+        true
+    }
+
+    fn push_matches(&self, sid: StateID, out: &mut Vec<u32>) {
+        out.extend((0..self.dfa.match_len(sid)).map(|i| self.dfa.match_pattern(sid, i).as_u32()));
+    }
+
+    /// [`Dfa::matches`] through regex-automata's overlapping search.
+    fn matches_by_search(&self, hay: &[u8], start: usize, out: &mut Vec<u32>) -> bool {
         let anchored = self.dfa.start_kind() == StartKind::Anchored;
         let input = Input::new(hay)
             .range(start.min(hay.len())..)
@@ -236,6 +290,69 @@ mod tests {
         if let Ok(d) = Dfa::from_bytes(&flipped) {
             let mut out = Vec::new();
             d.matches(b"zabbbcx", 0, &mut out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod walk_equals_search {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn hir(p: &str) -> Hir {
+        regex_syntax::ParserBuilder::new()
+            .utf8(false)
+            .build()
+            .parse(p)
+            .unwrap()
+    }
+
+    /// Small regexes over a small alphabet, with anchors and word boundaries, so that
+    /// patterns overlap, nest and match at many positions.
+    fn pattern() -> impl Strategy<Value = String> {
+        let atom = prop_oneof![
+            Just("a".to_string()),
+            Just("b".to_string()),
+            Just("/".to_string()),
+            Just(".".to_string()),
+            Just("[ab]".to_string()),
+            Just("(?-u:\\b)".to_string()),
+        ];
+        (
+            any::<bool>(),
+            proptest::collection::vec((atom, prop_oneof![Just(""), Just("*"), Just("+")]), 1..5),
+            any::<bool>(),
+        )
+            .prop_map(|(start, atoms, end)| {
+                let body: String = atoms.into_iter().map(|(a, q)| format!("{a}{q}")).collect();
+                format!(
+                    "(?-u){}{body}{}",
+                    if start { "^" } else { "" },
+                    if end { "$" } else { "" }
+                )
+            })
+    }
+
+    proptest! {
+        /// The hand-written walk reports the same patterns as regex-automata's own
+        /// overlapping search, anchored or not, from any start offset.
+        #[test]
+        fn same_patterns_as_the_overlapping_search(
+            patterns in proptest::collection::vec(pattern(), 1..6),
+            hay in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), Just(b'/'), Just(b' ')], 0..12),
+            start in 0usize..14,
+            anchored in any::<bool>(),
+        ) {
+            let hirs: Vec<Hir> = patterns.iter().map(|p| hir(p)).collect();
+            let d = Dfa::build(&hirs, anchored, DfaLimits::default()).unwrap();
+            let (mut walk, mut search) = (Vec::new(), Vec::new());
+            prop_assert!(d.matches(&hay, start, &mut walk));
+            prop_assert!(d.matches_by_search(&hay, start, &mut search));
+            walk.sort();
+            walk.dedup();
+            search.sort();
+            search.dedup();
+            prop_assert_eq!(walk, search);
         }
     }
 }

@@ -72,6 +72,13 @@ pub(crate) struct Group {
     pub rule_cond_text: Strings,
     /// One matcher per argument path.
     pub args: Vec<ArgMatcher>,
+    /// Derived (not stored in bundles): the argument of each condition.
+    #[serde(skip)]
+    pub cond_arg: Vec<u32>,
+    /// Derived (not stored in bundles): the arguments some deny rule reads, ascending. A
+    /// decision judges these first and stops when a deny fires.
+    #[serde(skip)]
+    pub deny_args: Vec<u32>,
 }
 
 /// Why a group could not be built: the argument whose matcher failed, and why.
@@ -199,10 +206,30 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], shared: &mut Shared) -> Result<Gr
     }
     group.keyed = Csr::from_rows(keyed);
     group.arg_keyed = Csr::from_rows(arg_keyed);
+    group.derive();
     Ok(group)
 }
 
 impl Group {
+    /// Computes the tables derived from the stored ones (after building, and after loading
+    /// a bundle once the stored tables are validated).
+    pub(crate) fn derive(&mut self) {
+        self.cond_arg = vec![0; self.n_conds];
+        for (a, arg) in self.args.iter().enumerate() {
+            for slot in self.cond_arg.get_mut(arg.lo..arg.hi).into_iter().flatten() {
+                *slot = a as u32;
+            }
+        }
+        let mut deny_args: Vec<u32> = (0..self.rules.len())
+            .filter(|&local| self.effects.get(local) == Some(&Effect::Deny))
+            .flat_map(|local| self.rule_conds.row(local).iter())
+            .filter_map(|&c| self.cond_arg.get(c as usize).copied())
+            .collect();
+        deny_args.sort_unstable();
+        deny_args.dedup();
+        self.deny_args = deny_args;
+    }
+
     /// The argument a condition is about.
     pub(crate) fn arg_of(&self, cond: u32) -> Option<usize> {
         let c = cond as usize;

@@ -346,12 +346,12 @@ impl PatternIndex {
                 }
             }
             Some(d) => {
-                let mut hits = Vec::new();
+                scratch.clear();
                 match automata.dfas.get(d as usize) {
-                    Some(dfa) => prefixes_ok = dfa.matches(value, 0, &mut hits),
+                    Some(dfa) => prefixes_ok = dfa.matches(value, 0, scratch),
                     None => prefixes_ok = false,
                 }
-                for b in hits {
+                for &b in scratch.iter() {
                     if found < buckets.len() {
                         buckets[found] = b;
                         found += 1;

@@ -21,6 +21,7 @@ use csr::Csr;
 use dfa::{DfaError, DfaLimits};
 use group::Group;
 use index::{Automata, PatternIndex};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -128,7 +129,7 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Engine,
     };
 
     let mut agents: Vec<AgentRt> = Vec::new();
-    let mut agent_index: HashMap<String, u32> = HashMap::new();
+    let mut agent_index: FxHashMap<String, u32> = FxHashMap::default();
     for agent in &policy.agents {
         let mut grants = GrantSet {
             all: false,
@@ -194,7 +195,7 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Engine,
                     .collect(),
             })
             .collect();
-        let mut by_name: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut by_name: FxHashMap<String, Vec<u32>> = FxHashMap::default();
         for (i, t) in tools.iter().enumerate() {
             by_name.entry(t.name.clone()).or_default().push(i as u32);
         }

@@ -15,9 +15,23 @@ fn is_normal(value: &str) -> bool {
     if bytes.len() == 1 {
         return true;
     }
-    bytes[1..]
-        .split(|&b| b == b'/')
-        .all(|seg| !seg.is_empty() && seg != b"." && seg != b".." && !seg.contains(&0))
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            0 => return false,
+            // A segment starts after each `/`: it must not be empty, `.` or `..`.
+            b'/' => match bytes.get(i + 1) {
+                None | Some(b'/') => return false,
+                Some(b'.') => match bytes.get(i + 2) {
+                    None | Some(b'/') => return false,
+                    Some(b'.') if matches!(bytes.get(i + 3), None | Some(b'/')) => return false,
+                    _ => {}
+                },
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    true
 }
 
 /// Normalizes an absolute path lexically; `None` when the value cannot be read as one.
@@ -26,6 +40,11 @@ pub fn normalize(value: &str) -> Option<std::borrow::Cow<'_, str>> {
     if is_normal(value) {
         return Some(std::borrow::Cow::Borrowed(value));
     }
+    resolve_segments(value).map(std::borrow::Cow::Owned)
+}
+
+/// The general case: splits into segments and resolves `.`, `..` and empty ones.
+fn resolve_segments(value: &str) -> Option<String> {
     if !value.starts_with('/') || value.contains('\0') {
         return None;
     }
@@ -40,19 +59,34 @@ pub fn normalize(value: &str) -> Option<std::borrow::Cow<'_, str>> {
         }
     }
     if stack.is_empty() {
-        return Some("/".into());
+        return Some("/".to_string());
     }
     let mut out = String::with_capacity(value.len());
     for s in stack {
         out.push('/');
         out.push_str(s);
     }
-    Some(out.into())
+    Some(out)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::normalize;
+    use super::{is_normal, normalize, resolve_segments};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The one-pass check agrees with resolving the segments: a value is normal exactly
+        /// when resolving leaves it unchanged, and both paths give the same answer.
+        #[test]
+        fn fast_path_agrees_with_resolving(parts in proptest::collection::vec(
+            prop_oneof![Just("/"), Just("."), Just(".."), Just("a"), Just("\0"), Just("b.")], 0..10)
+        ) {
+            let value: String = parts.concat();
+            let resolved = resolve_segments(&value);
+            prop_assert_eq!(is_normal(&value), resolved.as_deref() == Some(value.as_str()));
+            prop_assert_eq!(normalize(&value).map(|c| c.into_owned()), resolved);
+        }
+    }
 
     #[test]
     fn collapses_and_resolves() {

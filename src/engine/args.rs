@@ -23,46 +23,50 @@ pub fn collect<'a>(
     out: &mut Vec<&'a Value>,
 ) -> bool {
     out.clear();
+    visit(args, path, &mut |v| out.push(v))
+}
+
+/// Calls `f` on each value `path` yields from `args`, in order, without allocating; returns
+/// false when the path is absent (then `f` was not called).
+///
+/// # Example
+///
+/// ```
+/// let args = serde_json::json!({"p": [["a"], "b", []]});
+/// let mut seen = Vec::new();
+/// assert!(toolgate::engine::args::visit(args.as_object().unwrap(), &["p".into()], &mut |v| seen.push(v.clone())));
+/// assert_eq!(seen, [serde_json::json!("a"), serde_json::json!("b")]);
+/// ```
+pub fn visit<'a>(
+    args: &'a Map<String, Value>,
+    path: &[String],
+    f: &mut impl FnMut(&'a Value),
+) -> bool {
     let Some((first, rest)) = path.split_first() else {
         return false;
     };
-    let Some(root) = args.get(first) else {
-        return false;
+    args.get(first).is_some_and(|root| walk(root, rest, f))
+}
+
+/// Follows `rest` from `v`; true when some value was reached at the end of the path.
+fn walk<'a>(v: &'a Value, rest: &[String], f: &mut impl FnMut(&'a Value)) -> bool {
+    let Some((key, more)) = rest.split_first() else {
+        flatten(v, f);
+        return true;
     };
-    let mut current = vec![root];
-    let mut next = Vec::new();
-    for key in rest {
-        next.clear();
-        for v in &current {
-            descend(v, key, &mut next);
-        }
-        if next.is_empty() {
-            return false;
-        }
-        std::mem::swap(&mut current, &mut next);
-    }
-    for v in current {
-        flatten(v, out);
-    }
-    true
-}
-
-fn descend<'a>(v: &'a Value, key: &str, out: &mut Vec<&'a Value>) {
     match v {
-        Value::Object(m) => {
-            if let Some(x) = m.get(key) {
-                out.push(x);
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|i| descend(i, key, out)),
-        _ => {}
+        Value::Object(m) => m.get(key).is_some_and(|x| walk(x, more, f)),
+        Value::Array(items) => items
+            .iter()
+            .fold(false, |reached, item| walk(item, rest, f) | reached),
+        _ => false,
     }
 }
 
-fn flatten<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+fn flatten<'a>(v: &'a Value, f: &mut impl FnMut(&'a Value)) {
     match v {
-        Value::Array(items) => items.iter().for_each(|i| flatten(i, out)),
-        other => out.push(other),
+        Value::Array(items) => items.iter().for_each(|i| flatten(i, f)),
+        other => f(other),
     }
 }
 

@@ -138,7 +138,7 @@ pub struct Decision {
     pub policy_hash: Arc<str>,
     /// How the decision was reached (only when asked for).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub explanation: Option<Explanation>,
+    pub explanation: Option<Box<Explanation>>,
 }
 
 impl Decision {

@@ -5,7 +5,7 @@
 //! number of rules: satisfied conditions are set sparsely in per-thread bitsets, and rules are
 //! reached through the condition they are keyed on.
 
-use super::args::collect;
+use super::args::visit;
 use crate::compile::bitset::BitSet;
 use crate::compile::group::{ArgMatcher, Group};
 use crate::compile::index::Automata;
@@ -47,6 +47,8 @@ const DIRECT_CANDIDATES: usize = 32;
 /// How an argument was found in the call.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum ArgState {
+    /// Not judged (yet): no rule read it so far.
+    Unjudged,
     /// Not in the call: vacuous in an allow (except `present`), never evidence in a deny.
     Absent,
     /// Present with no values (an empty array): vacuous in an allow, never fires a deny
@@ -136,6 +138,9 @@ impl Group {
         })
     }
 
+    /// Judges the arguments the deny rules read and looks for a deny first; only when none
+    /// fires are the other arguments judged and the allow rules checked. Explaining judges
+    /// everything (the trace shows every candidate rule).
     fn evaluate_with(
         &self,
         args: &Map<String, Value>,
@@ -148,77 +153,36 @@ impl Group {
         s.allow.reset(self.n_conds);
         s.deny.reset(self.n_conds);
         s.states.clear();
+        s.states.resize(self.args.len(), ArgState::Unjudged);
         let judge = Judge { automata, needles };
-        let mut values = Vec::new();
-        for arg in &self.args {
-            let state = judge.judge(arg, args, &mut values, s)?;
-            s.states.push(state);
-        }
-        let s = &*s;
-        let holds = |c: u32, effect: Effect| -> bool {
-            let Some(a) = self.arg_of(c) else {
-                return false;
-            };
-            let arg = &self.args[a];
-            match (effect, s.states[a]) {
-                (Effect::Deny, _) => s.deny.contains(c),
-                (Effect::Allow, ArgState::Absent) => !arg.present.contains(&c),
-                (Effect::Allow, ArgState::Empty) => true,
-                (Effect::Allow, ArgState::Judged) => s.allow.contains(c),
+        let judge_arg = |a: usize, s: &mut Scratch| -> Option<()> {
+            if s.states.get(a) == Some(&ArgState::Unjudged) {
+                let state = judge.judge(self.args.get(a)?, args, s)?;
+                s.states[a] = state;
             }
+            Some(())
         };
-        let fires = |local: u32| {
-            let effect = self.effects[local as usize];
-            self.rule_conds
-                .row(local as usize)
-                .iter()
-                .all(|&c| holds(c, effect))
-        };
-        let mut first = [None::<u32>, None::<u32>]; // [allow, deny]
-        let mut consider = |local: u32| {
-            let slot = &mut first[(self.effects[local as usize] == Effect::Deny) as usize];
-            if slot.is_none_or(|f| local < f) {
-                *slot = Some(local);
+        if explain {
+            for a in 0..self.args.len() {
+                judge_arg(a, s)?;
             }
-        };
-        match candidates {
-            // Few candidates (the usual case with a catalog): check each, in order.
-            Candidates::List(list) if list.len() <= DIRECT_CANDIDATES => {
-                for &local in list.iter() {
-                    if fires(local) {
-                        consider(local);
-                    }
-                }
-            }
-            _ => {
-                let candidate = |local: u32| candidates.contains(local);
-                for &local in &self.unconditional {
-                    if candidate(local) {
-                        consider(local);
-                    }
-                }
-                // Rules keyed on a condition that holds for a judged or empty argument.
-                for &c in s.deny.set.iter().chain(&s.allow.set) {
-                    for &local in self.keyed.row(c as usize) {
-                        if candidate(local) && fires(local) {
-                            consider(local);
-                        }
-                    }
-                }
-                // Rules keyed on an absent argument (or an empty array) hold that condition
-                // vacuously in an allow: the first of them that fires is the only one that
-                // can matter.
-                for (a, state) in s.states.iter().enumerate() {
-                    if *state != ArgState::Judged {
-                        if let Some(&local) = self.arg_keyed.row(a).iter().find(|&&l| {
-                            self.effects[l as usize] == Effect::Allow && candidate(l) && fires(l)
-                        }) {
-                            consider(local);
-                        }
-                    }
-                }
+        } else {
+            for &a in &self.deny_args {
+                judge_arg(a as usize, s)?;
             }
         }
+        let first_deny = self.first_firing(Effect::Deny, candidates, s);
+        if first_deny.is_some() && !explain {
+            return Some(Outcome {
+                first_deny,
+                first_allow: None,
+                trace: None,
+            });
+        }
+        for a in 0..self.args.len() {
+            judge_arg(a, s)?;
+        }
+        let first_allow = self.first_firing(Effect::Allow, candidates, s);
         let trace = explain.then(|| {
             (0..self.rules.len() as u32)
                 .filter(|&local| candidates.contains(local))
@@ -228,40 +192,121 @@ impl Group {
                         .rule_conds
                         .row(local as usize)
                         .iter()
-                        .position(|&c| !holds(c, effect));
+                        .position(|&c| !self.holds(c, effect, s));
                     (local, failed)
                 })
                 .collect()
         });
         Some(Outcome {
-            first_allow: first[0],
-            first_deny: first[1],
+            first_allow,
+            first_deny,
             trace,
         })
+    }
+
+    /// Whether condition `c` holds for a rule of this effect.
+    fn holds(&self, c: u32, effect: Effect, s: &Scratch) -> bool {
+        let Some(&a) = self.cond_arg.get(c as usize) else {
+            return false;
+        };
+        let (Some(arg), Some(&state)) = (self.args.get(a as usize), s.states.get(a as usize))
+        else {
+            return false;
+        };
+        match (effect, state) {
+            (_, ArgState::Unjudged) => false,
+            (Effect::Deny, _) => s.deny.contains(c),
+            (Effect::Allow, ArgState::Absent) => !arg.present.contains(&c),
+            (Effect::Allow, ArgState::Empty) => true,
+            (Effect::Allow, ArgState::Judged) => s.allow.contains(c),
+        }
+    }
+
+    /// Whether a rule fires: every condition holds.
+    fn fires(&self, local: u32, s: &Scratch) -> bool {
+        let effect = self.effects[local as usize];
+        self.rule_conds
+            .row(local as usize)
+            .iter()
+            .all(|&c| self.holds(c, effect, s))
+    }
+
+    /// The first candidate rule of this effect that fires (source order).
+    fn first_firing(&self, effect: Effect, candidates: &Candidates, s: &Scratch) -> Option<u32> {
+        let of_effect = |local: u32| self.effects.get(local as usize) == Some(&effect);
+        match candidates {
+            // Few candidates (the usual case with a catalog): check each, in order.
+            Candidates::List(list) if list.len() <= DIRECT_CANDIDATES => list
+                .iter()
+                .copied()
+                .find(|&local| of_effect(local) && self.fires(local, s)),
+            _ => {
+                let candidate = |local: u32| of_effect(local) && candidates.contains(local);
+                let mut first = None::<u32>;
+                let mut consider = |local: u32| {
+                    if first.is_none_or(|f| local < f) {
+                        first = Some(local);
+                    }
+                };
+                for &local in &self.unconditional {
+                    if candidate(local) {
+                        consider(local);
+                    }
+                }
+                // Rules keyed on a condition that holds: a deny needs its key condition
+                // in the deny set, an allow keyed on a judged argument in the allow set.
+                let held = match effect {
+                    Effect::Deny => &s.deny.set,
+                    Effect::Allow => &s.allow.set,
+                };
+                for &c in held {
+                    for &local in self.keyed.row(c as usize) {
+                        if candidate(local) && self.fires(local, s) {
+                            consider(local);
+                        }
+                    }
+                }
+                // Allow rules keyed on an absent argument (or an empty array) hold that
+                // condition vacuously: the first of them that fires is the only one that
+                // can matter.
+                if effect == Effect::Allow {
+                    for (a, state) in s.states.iter().enumerate() {
+                        if matches!(state, ArgState::Absent | ArgState::Empty) {
+                            if let Some(&local) = self
+                                .arg_keyed
+                                .row(a)
+                                .iter()
+                                .find(|&&l| candidate(l) && self.fires(l, s))
+                            {
+                                consider(local);
+                            }
+                        }
+                    }
+                }
+                first
+            }
+        }
     }
 }
 
 impl Judge<'_> {
     /// Judges one argument into the scratch bitsets; `None` when a matcher failed.
-    fn judge<'a>(
+    fn judge(
         &self,
         arg: &ArgMatcher,
-        args: &'a Map<String, Value>,
-        values: &mut Vec<&'a Value>,
+        args: &Map<String, Value>,
         s: &mut Scratch,
     ) -> Option<ArgState> {
-        if !collect(args, &arg.path, values) {
-            return Some(ArgState::Absent);
-        }
-        for &c in &arg.present {
-            s.deny.insert(c);
-            s.allow.insert(c);
-        }
-        if values.is_empty() {
-            return Some(ArgState::Empty);
-        }
-        for (i, value) in values.iter().enumerate() {
-            let unreadable_path = self.value_hits(arg, value, s)?;
+        let mut count = 0usize;
+        let mut failed = false;
+        let present = visit(args, &arg.path, &mut |value| {
+            if failed {
+                return;
+            }
+            let Some(unreadable_path) = self.value_hits(arg, value, s) else {
+                failed = true;
+                return;
+            };
             // Deny: some value satisfies.
             for &c in &s.value {
                 s.deny.insert(c);
@@ -274,13 +319,27 @@ impl Judge<'_> {
                 }
             }
             // Allow: every value satisfies (intersection, kept sorted).
-            if i == 0 {
+            if count == 0 {
                 s.common.clear();
                 s.common.extend_from_slice(&s.value);
             } else {
                 let value = &s.value;
                 s.common.retain(|c| value.binary_search(c).is_ok());
             }
+            count += 1;
+        });
+        if failed {
+            return None;
+        }
+        if !present {
+            return Some(ArgState::Absent);
+        }
+        for &c in &arg.present {
+            s.deny.insert(c);
+            s.allow.insert(c);
+        }
+        if count == 0 {
+            return Some(ArgState::Empty);
         }
         for &c in &s.common {
             s.allow.insert(c);

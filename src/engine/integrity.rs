@@ -121,6 +121,7 @@ impl Engine {
             }
         }
         for g in &mut self.groups {
+            g.derive();
             for arg in &mut g.args {
                 for index in [arg.raw.as_mut(), arg.norm.as_mut()].into_iter().flatten() {
                     index.matcher.rebuild().map_err(|e| e.message)?;

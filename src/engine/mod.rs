@@ -20,8 +20,8 @@ use crate::compile::index::{Automata, PatternIndex};
 use crate::compile::matcher::NeedleMatcher;
 use crate::resolve::{parse_permission, Permission};
 use crate::syntax::ast::Effect;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Interned permissions and domains.
@@ -31,9 +31,9 @@ pub(crate) struct PermTable {
     domain_of: Vec<u32>,
     domain_names: Vec<String>,
     #[serde(skip)]
-    index: HashMap<String, u32>,
+    index: FxHashMap<String, u32>,
     #[serde(skip)]
-    domains: HashMap<String, u32>,
+    domains: FxHashMap<String, u32>,
 }
 
 impl PermTable {
@@ -227,7 +227,7 @@ pub(crate) struct ToolRt {
 pub(crate) struct Catalog {
     pub tools: Vec<ToolRt>,
     #[serde(skip)]
-    pub by_name: HashMap<String, Vec<u32>>,
+    pub by_name: FxHashMap<String, Vec<u32>>,
     pub servers: Vec<String>,
     /// `agent * n_tools + tool` -> the first permission not granted.
     pub gate: Vec<Option<u32>>,
@@ -288,7 +288,7 @@ impl std::fmt::Display for VisibleTool {
 pub struct Engine {
     pub(crate) agents: Vec<AgentRt>,
     #[serde(skip)]
-    pub(crate) agent_index: HashMap<String, u32>,
+    pub(crate) agent_index: FxHashMap<String, u32>,
     pub(crate) catalog: Option<Catalog>,
     pub(crate) rules: Vec<RuleRt>,
     pub(crate) groups: Vec<Group>,
@@ -318,7 +318,7 @@ impl Engine {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         agents: Vec<AgentRt>,
-        agent_index: HashMap<String, u32>,
+        agent_index: FxHashMap<String, u32>,
         catalog: Option<Catalog>,
         rules: Vec<RuleRt>,
         groups: Vec<Group>,
@@ -441,18 +441,36 @@ impl Engine {
     }
 
     fn decide_guarded(&self, req: &Request, explain: bool) -> Decision {
-        let mut d = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.decide_inner(req, explain)
         })) {
             Ok(d) => d,
-            Err(_) => Decision::deny(
+            Err(_) => self.deny(
                 Reason::InternalError,
                 "the policy engine failed while deciding this call; it is denied",
                 req.tool_use_id.clone(),
             ),
-        };
-        d.policy_hash = self.policy_hash.clone();
-        d
+        }
+    }
+
+    /// A denial with no rule, stamped with this engine's policy hash.
+    fn deny(
+        &self,
+        reason: Reason,
+        message: impl Into<Arc<str>>,
+        tool_use_id: Option<String>,
+    ) -> Decision {
+        Decision {
+            decision: Effect::Deny,
+            reason,
+            permission: None,
+            argument: None,
+            message: message.into(),
+            rule: None,
+            tool_use_id,
+            policy_hash: self.policy_hash.clone(),
+            explanation: None,
+        }
     }
 
     /// A `bad_request` denial for input that is not a request at all (for example a line
@@ -468,9 +486,7 @@ impl Engine {
         message: impl Into<Arc<str>>,
         tool_use_id: Option<String>,
     ) -> Decision {
-        let mut d = Decision::deny(Reason::BadRequest, message, tool_use_id);
-        d.policy_hash = self.policy_hash.clone();
-        d
+        self.deny(Reason::BadRequest, message, tool_use_id)
     }
 
     /// The names of the agents, in declaration order.
@@ -531,7 +547,7 @@ impl Engine {
                 .map(|s| format!(" (did you mean `{s}`?)"))
                 .unwrap_or_default();
             return finish(
-                Decision::deny(
+                self.deny(
                     Reason::UnknownAgent,
                     format!("unknown agent `{}`{hint}", req.agent),
                     tool_use_id,
@@ -560,7 +576,7 @@ impl Engine {
                 "{} requires the \"{p}\" permission, which was not granted.\nRetrying with different arguments will not help",
                 resolved.display
             );
-            let mut d = Decision::deny(Reason::PermissionMissing, message, tool_use_id);
+            let mut d = self.deny(Reason::PermissionMissing, message, tool_use_id);
             d.permission = Some(p);
             return finish(d, explanation);
         }
@@ -571,7 +587,7 @@ impl Engine {
             .iter()
             .find(|a| !req.args.contains_key(a.as_str()))
         {
-            let mut d = Decision::deny(
+            let mut d = self.deny(
                 Reason::MissingArgument,
                 format!(
                     "{} requires the argument `{arg}`, which the call does not include",
@@ -593,7 +609,7 @@ impl Engine {
             explain,
         ) else {
             return finish(
-                Decision::deny(
+                self.deny(
                     Reason::InternalError,
                     "a matcher of the policy failed while deciding this call; it is denied",
                     tool_use_id,
@@ -621,7 +637,13 @@ impl Engine {
                 });
             }
         }
-        let decided = |local: u32, reason: Reason, effect: Effect| {
+        let fired = outcome
+            .first_deny
+            .map(|local| (local, Reason::DeniedByRule, Effect::Deny))
+            .or(outcome
+                .first_allow
+                .map(|local| (local, Reason::AllowedByRule, Effect::Allow)));
+        let d = if let Some((local, reason, effect)) = fired {
             let rule = &self.rules[group.rules[local as usize] as usize];
             Decision {
                 decision: effect,
@@ -630,15 +652,10 @@ impl Engine {
                 argument: None,
                 message: rule.message.clone(),
                 rule: Some(rule.info.clone()),
-                tool_use_id: tool_use_id.clone(),
+                tool_use_id,
                 policy_hash: self.policy_hash.clone(),
                 explanation: None,
             }
-        };
-        let d = if let Some(local) = outcome.first_deny {
-            decided(local, Reason::DeniedByRule, Effect::Deny)
-        } else if let Some(local) = outcome.first_allow {
-            decided(local, Reason::AllowedByRule, Effect::Allow)
         } else if agent.default == Effect::Allow {
             Decision {
                 decision: Effect::Allow,
@@ -647,18 +664,18 @@ impl Engine {
                 argument: None,
                 message: agent.default_message.clone(),
                 rule: None,
-                tool_use_id: tool_use_id.clone(),
+                tool_use_id,
                 policy_hash: self.policy_hash.clone(),
                 explanation: None,
             }
         } else {
-            Decision::deny(
+            self.deny(
                 Reason::NoMatchingRule,
                 format!(
                     "no rule of agent `{}` allows {}",
                     agent.name, resolved.display
                 ),
-                tool_use_id.clone(),
+                tool_use_id,
             )
         };
         finish(d, explanation)
@@ -689,7 +706,7 @@ impl Engine {
                                 None => "a host tool".to_string(),
                             })
                             .collect();
-                        return Err(Box::new(Decision::deny(
+                        return Err(Box::new(self.deny(
                             Reason::AmbiguousTool,
                             format!(
                                 "tool `{}` is declared as {}; name the server in the request",
@@ -712,7 +729,7 @@ impl Engine {
                     )
                     .map(|s| format!(" (did you mean `{s}`?)"))
                     .unwrap_or_default();
-                    return Err(Box::new(Decision::deny(
+                    return Err(Box::new(self.deny(
                         Reason::UnknownTool,
                         format!("unknown tool `{shown}`{hint}"),
                         None,
@@ -745,7 +762,7 @@ impl Engine {
                 let mut needs = Vec::new();
                 for text in req.permissions.iter().flatten() {
                     let p = parse_permission(text).map_err(|e| {
-                        Box::new(Decision::deny(
+                        Box::new(self.deny(
                             Reason::BadRequest,
                             format!("bad request: permission {}", e.message(text)),
                             None,
@@ -761,7 +778,7 @@ impl Engine {
                     Some(t) => match t.candidates(req.server.as_deref(), &req.tool, &self.automata)
                     {
                         Some(c) => evaluate::Candidates::Bits(c),
-                        None => return Err(Box::new(Decision::deny(
+                        None => return Err(Box::new(self.deny(
                             Reason::InternalError,
                             "a matcher of the policy failed while deciding this call; it is denied",
                             None,
@@ -783,7 +800,7 @@ impl Engine {
 }
 
 fn finish(mut d: Decision, explanation: Option<Explanation>) -> Decision {
-    d.explanation = explanation;
+    d.explanation = explanation.map(Box::new);
     d
 }
 
