@@ -112,9 +112,14 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
             }
         }
     }
+    let mut by_name: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
+    for (i, tool) in tools.iter().enumerate() {
+        by_name.entry(tool.name.as_str()).or_default().push(i);
+    }
     let catalog = Catalog {
         servers: &servers,
         tools: &tools,
+        by_name,
     };
     let mut agents: Vec<AgentDef> = Vec::new();
     let mut agent_index: HashMap<String, Span> = HashMap::new();
@@ -144,6 +149,8 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
 struct Catalog<'a> {
     servers: &'a [ServerDef],
     tools: &'a [ToolDef],
+    /// Tool indexes by name, so a literal target is checked without a scan.
+    by_name: rustc_hash::FxHashMap<&'a str, Vec<usize>>,
 }
 
 struct Resolver<'s> {
@@ -436,14 +443,26 @@ impl Resolver<'_> {
             }
             _ => {}
         }
-        let candidates: Vec<&ToolDef> = catalog
-            .tools
-            .iter()
-            .filter(|tool| def.server.is_none() || server_ids.contains(&tool.server))
-            .collect();
-        let tool_test = NameTest::new(&def.tool);
-        let any = candidates.iter().any(|tool| tool_test.is_match(&tool.name));
+        let in_scope = |tool: &&ToolDef| def.server.is_none() || server_ids.contains(&tool.server);
+        let any = match &def.tool {
+            NamePattern::Literal(name) => catalog
+                .by_name
+                .get(name.as_str())
+                .into_iter()
+                .flatten()
+                .filter_map(|&i| catalog.tools.get(i))
+                .any(|tool| in_scope(&tool)),
+            pattern => {
+                let tool_test = NameTest::new(pattern);
+                catalog
+                    .tools
+                    .iter()
+                    .filter(in_scope)
+                    .any(|tool| tool_test.is_match(&tool.name))
+            }
+        };
         if !any {
+            let candidates: Vec<&ToolDef> = catalog.tools.iter().filter(in_scope).collect();
             let where_ = match &t.server {
                 Some(s) => format!(" on server `{}`", s.text),
                 None => String::new(),
