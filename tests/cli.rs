@@ -1162,3 +1162,49 @@ fn test_policy_errors_and_io() {
         2
     );
 }
+
+/// A host converses with `eval --request -` over a pipe: it sends one request, waits for the
+/// answer, then sends the next. Each answer must arrive while stdin is still open.
+#[test]
+fn eval_answers_each_request_of_a_conversation_before_the_next_arrives() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command as StdCommand, Stdio};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("toolgate"))
+        .arg("eval")
+        .arg(example())
+        .args(["--request", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("toolgate starts");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    for i in 0..3 {
+        let request = json!({
+            "agent": "reviewer", "tool": "read_file",
+            "args": {"path": "/x"}, "tool_use_id": format!("toolu_{i}"),
+        });
+        writeln!(stdin, "{request}").expect("request written");
+        stdin.flush().expect("request flushed");
+        let answer = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("an answer while stdin stays open")
+            .expect("a readable line");
+        let d: Value = serde_json::from_str(&answer).expect("a JSON decision");
+        assert_eq!(d["tool_use_id"], format!("toolu_{i}"));
+        assert_eq!(d["reason"], "allowed_by_rule");
+    }
+    drop(stdin);
+    assert!(child.wait().expect("toolgate exits").success());
+}

@@ -6,7 +6,7 @@
 //! exactly one answer, in order. A malformed line is answered `bad_request`.
 
 use super::{load_engine, Exit};
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::PathBuf;
 use toolgate::{Decision, Engine};
 
@@ -43,10 +43,10 @@ pub fn run(args: Args) -> Exit {
         Err(code) => return code,
     };
     let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let result = if args.request.as_os_str() == "-" {
-        let stdin = std::io::stdin();
-        answer_stream(&engine, &args, &mut stdin.lock(), &mut out)
+        let mut input = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
+        answer_stream(&engine, &args, &mut input, &mut out)
     } else {
         match std::fs::read(&args.request) {
             Ok(bytes) => answer_document(&engine, &args, &bytes, &mut out),
@@ -66,14 +66,22 @@ pub fn run(args: Args) -> Exit {
     }
 }
 
-fn write_decision(out: &mut impl Write, d: &Decision, format: Format) -> std::io::Result<()> {
-    let json = match format {
-        Format::Decision => serde_json::to_string(d),
-        Format::ToolResult => serde_json::to_string(&d.to_tool_result(None)),
+/// Writes one decision as a JSON line. The JSON is built in `buf` (reused across decisions:
+/// serde_json writes many small pieces, cheap on a `Vec`) and handed to `out` in one write.
+fn write_decision(
+    out: &mut impl Write,
+    buf: &mut Vec<u8>,
+    d: &Decision,
+    format: Format,
+) -> std::io::Result<()> {
+    buf.clear();
+    match format {
+        Format::Decision => serde_json::to_writer(&mut *buf, d),
+        Format::ToolResult => serde_json::to_writer(&mut *buf, &d.to_tool_result(None)),
     }
     .map_err(std::io::Error::other)?;
-    out.write_all(json.as_bytes())?;
-    out.write_all(b"\n")
+    buf.push(b'\n');
+    out.write_all(buf)
 }
 
 fn decide_line(engine: &Engine, line: &[u8], explain: bool) -> Decision {
@@ -93,24 +101,26 @@ fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
-fn answer_stream(
+fn answer_stream<R: Read>(
     engine: &Engine,
     args: &Args,
-    input: &mut impl BufRead,
+    input: &mut BufReader<R>,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
-    let mut line = Vec::new();
+    let (mut line, mut buf) = (Vec::new(), Vec::new());
     loop {
         line.clear();
-        if input.fill_buf()?.is_empty() {
+        if input.read_until(b'\n', &mut line)? == 0 {
             break;
         }
-        input.read_until(b'\n', &mut line)?;
         if !is_blank(&line) {
-            write_decision(out, &decide_line(engine, &line, args.explain), args.format)?;
+            let d = decide_line(engine, &line, args.explain);
+            write_decision(out, &mut buf, &d, args.format)?;
         }
-        // Flush when no more input is already waiting, so interactive hosts get their answer.
-        if input.fill_buf().map(|b| b.is_empty()).unwrap_or(true) {
+        // Flush once everything read so far is answered: a host conversing over a pipe gets
+        // each answer before it sends the next request, and a batch is written a buffer at a
+        // time. (Asking the pipe whether more is waiting would block.)
+        if input.buffer().is_empty() {
             out.flush()?;
         }
     }
@@ -131,12 +141,15 @@ fn answer_document(
         // A single request pretty-printed over several lines gets one answer.
         if let Ok(text) = std::str::from_utf8(bytes) {
             if serde_json::from_str::<serde_json::Value>(text).is_ok() {
-                return write_decision(out, &engine.decide_json(text, args.explain), args.format);
+                let d = engine.decide_json(text, args.explain);
+                return write_decision(out, &mut Vec::new(), &d, args.format);
             }
         }
     }
+    let mut buf = Vec::new();
     for line in lines {
-        write_decision(out, &decide_line(engine, line, args.explain), args.format)?;
+        let d = decide_line(engine, line, args.explain);
+        write_decision(out, &mut buf, &d, args.format)?;
     }
     Ok(())
 }
