@@ -84,6 +84,143 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
+/// The top-level fields of a request object, parsed strictly but not yet type-checked; the
+/// other keys are parsed (for duplicate keys and nesting) and dropped.
+#[derive(Debug, Default)]
+pub(crate) struct RequestFields {
+    pub agent: Option<Value>,
+    pub tool: Option<Value>,
+    pub server: Option<Value>,
+    pub args: Option<Value>,
+    pub tool_use_id: Option<Value>,
+    pub permissions: Option<Value>,
+}
+
+impl RequestFields {
+    fn slot(&mut self, field: &str) -> &mut Option<Value> {
+        match field {
+            "agent" => &mut self.agent,
+            "tool" => &mut self.tool,
+            "server" => &mut self.server,
+            "args" => &mut self.args,
+            "tool_use_id" => &mut self.tool_use_id,
+            _ => &mut self.permissions,
+        }
+    }
+}
+
+/// Parses a request line straight into its fields, without building the top-level map:
+/// `Ok(None)` when the JSON is valid but not an object.
+pub(crate) fn parse_request_fields(text: &str) -> Result<Option<RequestFields>, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let fields = TopLevel.deserialize(&mut de)?;
+    de.end()?;
+    Ok(fields)
+}
+
+struct TopLevel;
+
+impl<'de> DeserializeSeed<'de> for TopLevel {
+    type Value = Option<RequestFields>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(TopLevelVisitor)
+    }
+}
+
+/// A top-level key: one of the request's fields, or another key.
+enum Field {
+    Known(&'static str),
+    Other(String),
+}
+
+impl<'de> DeserializeSeed<'de> for FieldSeed {
+    type Value = Field;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Field, D::Error> {
+        d.deserialize_str(FieldSeed)
+    }
+}
+
+struct FieldSeed;
+
+const FIELDS: [&str; 6] = [
+    "agent",
+    "tool",
+    "server",
+    "args",
+    "tool_use_id",
+    "permissions",
+];
+
+impl Visitor<'_> for FieldSeed {
+    type Value = Field;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Field, E> {
+        Ok(match FIELDS.iter().find(|&&k| k == v) {
+            Some(k) => Field::Known(k),
+            None => Field::Other(v.to_string()),
+        })
+    }
+}
+
+struct TopLevelVisitor;
+
+impl<'de> Visitor<'de> for TopLevelVisitor {
+    type Value = Option<RequestFields>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut fields = RequestFields::default();
+        let mut others: Vec<String> = Vec::new();
+        while let Some(key) = map.next_key_seed(FieldSeed)? {
+            let taken = match &key {
+                Field::Known(k) => fields.slot(k).is_some(),
+                Field::Other(name) => others.contains(name),
+            };
+            if taken {
+                let name = match &key {
+                    Field::Known(k) => k,
+                    Field::Other(name) => name.as_str(),
+                };
+                return Err(de::Error::custom(format_args!("duplicate key `{name}`")));
+            }
+            let value = map.next_value_seed(StrictValue)?;
+            match key {
+                Field::Known(k) => *fields.slot(k) = Some(value),
+                Field::Other(name) => others.push(name),
+            }
+        }
+        Ok(Some(fields))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        StrictVisitor.visit_seq(seq).map(|_| None)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        StrictVisitor.visit_f64(v).map(|_| None)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse_strict;

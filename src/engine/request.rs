@@ -1,5 +1,6 @@
 //! A tool call as a host asks about it, and its strict JSON form.
 
+use super::json::RequestFields;
 use serde_json::{Map, Value};
 
 /// The largest request line `Request::from_json` accepts, in bytes.
@@ -152,11 +153,14 @@ impl Request {
                 tool_use_id: None,
             });
         }
-        let value = super::json::parse_strict(text).map_err(|e| BadRequest {
-            message: format!("invalid JSON: {e}"),
-            tool_use_id: None,
-        })?;
-        Request::from_value(value)
+        match super::json::parse_request_fields(text) {
+            Ok(Some(fields)) => Request::from_fields(fields),
+            Ok(None) => Err(not_an_object()),
+            Err(e) => Err(BadRequest {
+                message: format!("invalid JSON: {e}"),
+                tool_use_id: None,
+            }),
+        }
     }
 
     /// Reads a request from a parsed JSON value.
@@ -170,12 +174,21 @@ impl Request {
     /// ```
     pub fn from_value(value: Value) -> Result<Request, BadRequest> {
         let Value::Object(mut obj) = value else {
-            return Err(BadRequest {
-                message: "a request must be a JSON object".into(),
-                tool_use_id: None,
-            });
+            return Err(not_an_object());
         };
-        let tool_use_id = match obj.remove("tool_use_id") {
+        Request::from_fields(RequestFields {
+            agent: obj.remove("agent"),
+            tool: obj.remove("tool"),
+            server: obj.remove("server"),
+            args: obj.remove("args"),
+            tool_use_id: obj.remove("tool_use_id"),
+            permissions: obj.remove("permissions"),
+        })
+    }
+
+    /// Type-checks the top-level fields (one place for both parsers).
+    fn from_fields(fields: RequestFields) -> Result<Request, BadRequest> {
+        let tool_use_id = match fields.tool_use_id {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s),
             Some(_) => {
@@ -189,27 +202,27 @@ impl Request {
             message: message.to_string(),
             tool_use_id: tool_use_id.clone(),
         };
-        let agent = match obj.remove("agent") {
+        let agent = match fields.agent {
             Some(Value::String(s)) => s,
             Some(_) => return Err(bad("`agent` must be a string")),
             None => return Err(bad("`agent` is missing")),
         };
-        let tool = match obj.remove("tool") {
+        let tool = match fields.tool {
             Some(Value::String(s)) => s,
             Some(_) => return Err(bad("`tool` must be a string")),
             None => return Err(bad("`tool` is missing")),
         };
-        let server = match obj.remove("server") {
+        let server = match fields.server {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s),
             Some(_) => return Err(bad("`server` must be a string")),
         };
-        let args = match obj.remove("args") {
+        let args = match fields.args {
             None => Map::new(),
             Some(Value::Object(m)) => m,
             Some(_) => return Err(bad("`args` must be an object")),
         };
-        let permissions = match obj.remove("permissions") {
+        let permissions = match fields.permissions {
             None | Some(Value::Null) => None,
             Some(Value::Array(items)) => {
                 let mut out = Vec::with_capacity(items.len());
@@ -231,6 +244,13 @@ impl Request {
             tool_use_id,
             permissions,
         })
+    }
+}
+
+fn not_an_object() -> BadRequest {
+    BadRequest {
+        message: "a request must be a JSON object".into(),
+        tool_use_id: None,
     }
 }
 
@@ -261,5 +281,68 @@ mod tests {
         assert!(
             Request::from_json(r#"{"agent": "a", "tool": "x", "args": {"p": 1, "p": 2}}"#).is_err()
         );
+    }
+
+    /// The request parser that fills the fields directly answers exactly as parsing the
+    /// whole value strictly and then reading the fields from it would, on well-formed,
+    /// duplicated, mistyped, truncated and non-object input.
+    mod same_as_value_first {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn value() -> impl Strategy<Value = String> {
+            let leaf = prop_oneof![
+                Just("\"a\"".to_string()),
+                Just("\"/x/y\"".to_string()),
+                Just("1".to_string()),
+                Just("2.5".to_string()),
+                Just("null".to_string()),
+                Just("true".to_string()),
+                Just("[]".to_string()),
+                Just("[\"fs:read\", 3]".to_string()),
+                Just("[\"fs:read\"]".to_string()),
+                Just("{\"p\": \"/x\"}".to_string()),
+                Just("{\"p\": 1, \"p\": 2}".to_string()),
+                Just("\"\\u00e9\"".to_string()),
+            ];
+            leaf
+        }
+
+        fn request() -> impl Strategy<Value = String> {
+            let key = prop_oneof![
+                Just("agent"),
+                Just("tool"),
+                Just("server"),
+                Just("args"),
+                Just("tool_use_id"),
+                Just("permissions"),
+                Just("other"),
+                Just("t\\u006fol"),
+            ];
+            let object = proptest::collection::vec((key, value()), 0..8)
+                .prop_map(|pairs| {
+                    let items: Vec<String> =
+                        pairs.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+                    format!("{{{}}}", items.join(", "))
+                })
+                .boxed();
+            prop_oneof![
+                4 => object.clone().boxed(),
+                1 => value().boxed(),
+                1 => (object, 0usize..40).prop_map(|(o, cut)| o[..cut.min(o.len())].to_string()).boxed(),
+                1 => Just("{} {}".to_string()).boxed(),
+            ]
+        }
+
+        proptest! {
+            #[test]
+            fn direct_fields_agree_with_value_first(text in request()) {
+                let direct = Request::from_json(&text);
+                let via_value = crate::engine::json::parse_strict(&text)
+                    .map_err(|e| BadRequest { message: format!("invalid JSON: {e}"), tool_use_id: None })
+                    .and_then(Request::from_value);
+                prop_assert_eq!(direct, via_value, "{}", text);
+            }
+        }
     }
 }
