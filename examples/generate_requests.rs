@@ -1,0 +1,45 @@
+//! Prints K varied JSON request lines for a generated benchmark policy, for timing
+//! `toolgate eval` batch mode: `cargo run --example generate_requests -- wide|deep N K`.
+//!
+//! Request `j` targets rule `j * 7919 mod N` (wide: its tool; deep: tool `t0`) and cycles
+//! through the three outcomes of `benches/decide.rs`: an allow hit, a deny by rule, a
+//! no-match. Every line carries a `tool_use_id`, as an agent SDK's would.
+
+use std::io::Write;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let layout = args.get(1).map(String::as_str).unwrap_or("wide");
+    let n: usize = args
+        .get(2)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(10)
+        .max(1);
+    let k: usize = args.get(3).and_then(|k| k.parse().ok()).unwrap_or(100_000);
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    for j in 0..k {
+        let i = (j * 7919) % n;
+        let tool = if layout == "deep" {
+            "t0".to_string()
+        } else {
+            format!("t{i}")
+        };
+        let args = match j % 3 {
+            0 => serde_json::json!({"path": format!("/data/team{i}/q{}/report.csv", j % 4)}),
+            1 => {
+                serde_json::json!({"path": format!("/data/team{i}/x.csv"), "command": "sudo rm -rf /"})
+            }
+            _ => serde_json::json!({"path": format!("/data/other{i}/report.csv")}),
+        };
+        let line = serde_json::json!({
+            "agent": "bench",
+            "tool": tool,
+            "args": args,
+            "tool_use_id": format!("toolu_{j:08}"),
+        });
+        if writeln!(out, "{line}").is_err() {
+            return;
+        }
+    }
+}

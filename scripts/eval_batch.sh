@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Times `toolgate eval` batch mode: K varied requests (one third each allow, deny, no match)
+# against the generated wide and deep policies at N = 10 and N = 10,000, from the policy
+# source and from a compiled bundle. Prints the best of R runs (wall seconds), with the
+# policy's load (eval on an empty input) shown separately.
+# Usage: scripts/eval_batch.sh [K] [R]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+k=${1:-100000}
+runs=${2:-3}
+cargo build --release --quiet --bin toolgate --example generate_policy --example generate_requests
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+best() { # command... -> best wall time in seconds over $runs runs
+  local b=""
+  for _ in $(seq "$runs"); do
+    local s e t
+    s=$(date +%s.%N); "$@" >/dev/null; e=$(date +%s.%N)
+    t=$(awk -v s="$s" -v e="$e" 'BEGIN { print e - s }')
+    if [ -z "$b" ] || awk -v t="$t" -v b="$b" 'BEGIN { exit !(t < b) }'; then b=$t; fi
+  done
+  printf '%.3f' "$b"
+}
+printf '| layout | N | input | load only (s) | %s requests (s) | per decision (µs) |\n' "$k"
+printf '| --- | --- | --- | --- | --- | --- |\n'
+for layout in wide deep; do
+  for n in 10 10000; do
+    target/release/examples/generate_policy "$layout" "$n" > "$tmp/p.policy"
+    target/release/toolgate compile "$tmp/p.policy" -o "$tmp/p.bundle" >/dev/null
+    target/release/examples/generate_requests "$layout" "$n" "$k" > "$tmp/req.jsonl"
+    : > "$tmp/empty.jsonl"
+    for input in p.policy p.bundle; do
+      load=$(best sh -c "target/release/toolgate eval '$tmp/$input' --request - < '$tmp/empty.jsonl'")
+      full=$(best sh -c "target/release/toolgate eval '$tmp/$input' --request - < '$tmp/req.jsonl'")
+      per=$(awk -v f="$full" -v l="$load" -v k="$k" 'BEGIN { print (f - l) * 1000000 / k }')
+      printf '| %s | %s | %s | %s | %s | %.2f |\n' "$layout" "$n" "$input" "$load" "$full" "$per"
+    done
+  done
+done
