@@ -135,7 +135,7 @@ pub struct Decision {
     /// The request's `tool_use_id`.
     pub tool_use_id: Option<String>,
     /// SHA-256 of the compiled policy that decided (see [`crate::Engine::policy_hash`]).
-    pub policy_hash: Arc<str>,
+    pub policy_hash: PolicyHash,
     /// How the decision was reached (only when asked for).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explanation: Option<Box<Explanation>>,
@@ -178,7 +178,7 @@ impl Decision {
             message: message.into(),
             rule: None,
             tool_use_id,
-            policy_hash: Arc::from(""),
+            policy_hash: PolicyHash::default(),
             explanation: None,
         }
     }
@@ -250,4 +250,69 @@ pub struct RuleTrace {
     pub outcome: &'static str,
     /// The first condition that did not hold, when it did not fire.
     pub failed_condition: Option<String>,
+}
+
+/// The SHA-256 of a compiled policy in lowercase hex, kept inline (64 bytes) so that every
+/// decision carries it without touching shared memory. Dereferences to `str`; empty for a
+/// decision no engine made.
+///
+/// # Example
+///
+/// ```
+/// let engine = toolgate::load::engine_from_str("p.policy", "tool t\nagent a { allow t }").unwrap();
+/// let d = engine.decide(&toolgate::Request::new("a", "t"));
+/// assert_eq!(&*d.policy_hash, engine.policy_hash());
+/// assert_eq!(serde_json::to_value(&d).unwrap()["policy_hash"], engine.policy_hash());
+/// assert_eq!(&*toolgate::PolicyHash::default(), "");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PolicyHash {
+    text: [u8; 64],
+    len: u8,
+}
+
+impl Default for PolicyHash {
+    fn default() -> PolicyHash {
+        PolicyHash {
+            text: [0; 64],
+            len: 0,
+        }
+    }
+}
+
+impl From<&str> for PolicyHash {
+    /// Keeps the text when it fits (a SHA-256 in hex does); a longer text gives an empty hash.
+    fn from(text: &str) -> PolicyHash {
+        let mut h = PolicyHash::default();
+        if let Some(slot) = h.text.get_mut(..text.len()) {
+            slot.copy_from_slice(text.as_bytes());
+            h.len = text.len() as u8;
+        }
+        h
+    }
+}
+
+impl std::ops::Deref for PolicyHash {
+    type Target = str;
+    fn deref(&self) -> &str {
+        std::str::from_utf8(&self.text[..self.len as usize]).unwrap_or("")
+    }
+}
+
+impl std::fmt::Display for PolicyHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self)
+    }
+}
+
+impl std::fmt::Debug for PolicyHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl Serialize for PolicyHash {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self)
+    }
 }

@@ -11,7 +11,7 @@ mod integrity;
 pub mod json;
 pub mod request;
 
-pub use decision::{Decision, Explanation, Reason, RuleRef, RuleTrace};
+pub use decision::{Decision, Explanation, PolicyHash, Reason, RuleRef, RuleTrace};
 pub use request::{BadRequest, Request};
 
 use crate::compile::bitset::BitSet;
@@ -299,7 +299,7 @@ pub struct Engine {
     pub(crate) tests: Vec<crate::testing::TestCase>,
     /// SHA-256 of the bundle payload, in hex.
     #[serde(skip)]
-    pub(crate) policy_hash: Arc<str>,
+    pub(crate) policy_hash: PolicyHash,
 }
 
 /// The resolved tool of a request.
@@ -337,11 +337,11 @@ impl Engine {
             automata,
             needles,
             tests,
-            policy_hash: Arc::from(""),
+            policy_hash: PolicyHash::default(),
         };
-        engine.policy_hash = Arc::from(crate::bundle::payload_hash(&crate::bundle::payload(
-            &engine,
-        )));
+        engine.policy_hash = PolicyHash::from(&*crate::bundle::payload_hash(
+            &crate::bundle::payload(&engine),
+        ));
         engine
     }
 
@@ -468,7 +468,7 @@ impl Engine {
             message: message.into(),
             rule: None,
             tool_use_id,
-            policy_hash: self.policy_hash.clone(),
+            policy_hash: self.policy_hash,
             explanation: None,
         }
     }
@@ -653,7 +653,7 @@ impl Engine {
                 message: rule.message.clone(),
                 rule: Some(rule.info.clone()),
                 tool_use_id,
-                policy_hash: self.policy_hash.clone(),
+                policy_hash: self.policy_hash,
                 explanation: None,
             }
         } else if agent.default == Effect::Allow {
@@ -665,7 +665,7 @@ impl Engine {
                 message: agent.default_message.clone(),
                 rule: None,
                 tool_use_id,
-                policy_hash: self.policy_hash.clone(),
+                policy_hash: self.policy_hash,
                 explanation: None,
             }
         } else {
