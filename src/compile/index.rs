@@ -1,14 +1,15 @@
 //! A pattern index: which of many regexes match a value, in one linear pass.
 //!
 //! Patterns anchored at the start with a literal prefix (every glob and `==`/`in` literal, and
-//! regexes written `^literal...`) are bucketed by that prefix. The prefixes are kept sorted:
-//! one binary search finds the greatest prefix not above the value, and every bucket prefix
-//! that starts the value is on that prefix's parent chain (prefixes may nest, `/data/team1`
-//! starts `/data/team10`, but only a few deep: a prefix under too many others goes to the
-//! shards). One DFA over each matching bucket's suffixes finishes the match; suffix DFAs are
-//! shared, so 10,000 globs `/data/team{i}/**/*.csv` need one DFA. Patterns without a usable
-//! prefix go to a few unanchored DFA shards. Regexes a DFA cannot run (Unicode word
-//! boundaries) go to a lazy fallback regex rebuilt from source when a bundle is loaded.
+//! regexes written `^literal...`) are bucketed by that prefix. The buckets whose prefix starts
+//! the value are found by a scan when there are at most 16 of them, else by one anchored walk
+//! of a DFA over the prefixes (it stops where no prefix continues). Prefixes may nest
+//! (`/data/team1` starts `/data/team10`), but only a few deep: a prefix under too many others
+//! goes to the shards. One DFA over each matching bucket's suffixes finishes the match;
+//! suffix DFAs are shared, so 10,000 globs `/data/team{i}/**/*.csv` need one. Patterns
+//! without a usable prefix go to a few unanchored DFA shards. Regexes a DFA cannot run
+//! (Unicode word boundaries) go to a lazy fallback regex rebuilt from source when a bundle is
+//! loaded.
 
 use super::csr::Csr;
 use super::dfa::{Dfa, DfaError, DfaLimits};
