@@ -1,7 +1,7 @@
 //! `toolgate eval POLICY --request FILE`: decide one JSON request or JSON lines.
 //!
-//! With `-`, requests are read from stdin line by line and each answer is flushed as soon as
-//! no more input is waiting, so a host can converse over a pipe. A file holding a single
+//! With `-`, requests are read from stdin line by line and the answers are flushed as soon as
+//! every line read so far is answered, so a host can converse over a pipe. A file holding a single
 //! (possibly multi-line) JSON request gets one answer; otherwise every non-blank line gets
 //! exactly one answer, in order. A malformed line is answered `bad_request`.
 

@@ -42,9 +42,26 @@ pub struct DfaError {
 #[derive(Clone, Debug)]
 pub struct Dfa {
     dfa: dense::DFA<Vec<u32>>,
+    /// The start state when it does not depend on what precedes the search (no look-behind
+    /// assertion), or `None` when it must be computed per search.
+    start: Option<StateID>,
 }
 
 impl Dfa {
+    fn new(dfa: dense::DFA<Vec<u32>>) -> Dfa {
+        let mode = if dfa.start_kind() == StartKind::Anchored {
+            Anchored::Yes
+        } else {
+            Anchored::No
+        };
+        let start = if dfa.has_empty() && dfa.is_utf8() {
+            None
+        } else {
+            dfa.universal_start_state(mode)
+        };
+        Dfa { dfa, start }
+    }
+
     /// Builds one DFA over `patterns`; pattern `i` is reported as `i`. `anchored` DFAs are
     /// searched from a given offset; unanchored ones find matches anywhere.
     pub fn build(patterns: &[Hir], anchored: bool, limits: DfaLimits) -> Result<Dfa, DfaError> {
@@ -78,7 +95,7 @@ impl Dfa {
                 too_large: e.to_string().contains("exceeded"),
                 message: e.to_string(),
             })?;
-        Ok(Dfa { dfa })
+        Ok(Dfa::new(dfa))
     }
 
     /// Pushes onto `out` every pattern matching `hay` (anchored DFAs: starting at `start`).
@@ -86,21 +103,27 @@ impl Dfa {
     /// as an internal error).
     pub fn matches(&self, hay: &[u8], start: usize, out: &mut Vec<u32>) -> bool {
         let dfa = &self.dfa;
-        if dfa.has_empty() && dfa.is_utf8() {
-            // Never built by toolgate (its automata are byte-oriented); kept correct anyway.
-            return self.matches_by_search(hay, start, out);
-        }
         let start = start.min(hay.len());
-        let anchored = if dfa.start_kind() == StartKind::Anchored {
-            Anchored::Yes
-        } else {
-            Anchored::No
-        };
-        let config = start::Config::new()
-            .anchored(anchored)
-            .look_behind(start.checked_sub(1).and_then(|i| hay.get(i).copied()));
-        let Ok(mut sid) = dfa.start_state(&config) else {
-            return false;
+        let mut sid = match self.start {
+            Some(sid) => sid,
+            _ => {
+                if dfa.has_empty() && dfa.is_utf8() {
+                    // Never built by toolgate (its automata are byte-oriented); kept correct.
+                    return self.matches_by_search(hay, start, out);
+                }
+                let anchored = if dfa.start_kind() == StartKind::Anchored {
+                    Anchored::Yes
+                } else {
+                    Anchored::No
+                };
+                let config = start::Config::new()
+                    .anchored(anchored)
+                    .look_behind(start.checked_sub(1).and_then(|i| hay.get(i).copied()));
+                match dfa.start_state(&config) {
+                    Ok(sid) => sid,
+                    Err(_) => return false,
+                }
+            }
         };
         // One transition per byte. Matches are delayed by one byte in regex-automata's DFAs,
         // so a match state seen after byte i reports the patterns that match up to i; the
@@ -133,7 +156,10 @@ impl Dfa {
     }
 
     fn push_matches(&self, sid: StateID, out: &mut Vec<u32>) {
-        out.extend((0..self.dfa.match_len(sid)).map(|i| self.dfa.match_pattern(sid, i).as_u32()));
+        match self.dfa.match_len(sid) {
+            1 => out.push(self.dfa.match_pattern(sid, 0).as_u32()),
+            n => out.extend((0..n).map(|i| self.dfa.match_pattern(sid, i).as_u32())),
+        }
     }
 
     /// [`Dfa::matches`] through regex-automata's overlapping search.
@@ -201,9 +227,7 @@ impl Dfa {
                 too_large: false,
             });
         }
-        Ok(Dfa {
-            dfa: dfa.to_owned(),
-        })
+        Ok(Dfa::new(dfa.to_owned()))
     }
 }
 

@@ -15,23 +15,19 @@ fn is_normal(value: &str) -> bool {
     if bytes.len() == 1 {
         return true;
     }
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            0 => return false,
-            // A segment starts after each `/`: it must not be empty, `.` or `..`.
-            b'/' => match bytes.get(i + 1) {
-                None | Some(b'/') => return false,
-                Some(b'.') => match bytes.get(i + 2) {
-                    None | Some(b'/') => return false,
-                    Some(b'.') if matches!(bytes.get(i + 3), None | Some(b'/')) => return false,
-                    _ => {}
-                },
-                _ => {}
-            },
-            _ => {}
-        }
+    if memchr::memchr(0, bytes).is_some() {
+        return false;
     }
-    true
+    // A segment starts after each `/`: it must not be empty, `.` or `..`.
+    memchr::memchr_iter(b'/', bytes).all(|i| match bytes.get(i + 1) {
+        None | Some(b'/') => false,
+        Some(b'.') => match bytes.get(i + 2) {
+            None | Some(b'/') => false,
+            Some(b'.') => !matches!(bytes.get(i + 3), None | Some(b'/')),
+            _ => true,
+        },
+        _ => true,
+    })
 }
 
 /// Normalizes an absolute path lexically; `None` when the value cannot be read as one.
