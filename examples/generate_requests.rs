@@ -1,9 +1,10 @@
-//! Prints K varied JSON request lines for a generated benchmark policy, for timing
-//! `toolgate eval` batch mode: `cargo run --example generate_requests -- wide|deep N K`.
+//! Prints K JSON request lines for a generated benchmark policy, for timing `toolgate eval`
+//! batch mode: `cargo run --example generate_requests -- wide|deep N K [varied|same]`.
 //!
-//! Request `j` targets rule `j * 7919 mod N` (wide: its tool; deep: tool `t0`) and cycles
-//! through the three outcomes of `benches/decide.rs`: an allow hit, a deny by rule, a
-//! no-match. Every line carries a `tool_use_id`, as an agent SDK's would.
+//! With `varied` (the default), request `j` targets rule `j * 7919 mod N` (wide: its tool;
+//! deep: tool `t0`); with `same`, every request targets rule `N / 2`, as `benches/decide.rs`
+//! does. Requests cycle through the three outcomes of `benches/decide.rs`: an allow hit, a
+//! deny by rule, a no-match. Every line carries a `tool_use_id`, as an agent SDK's would.
 
 use std::io::Write;
 
@@ -16,10 +17,11 @@ fn main() {
         .unwrap_or(10)
         .max(1);
     let k: usize = args.get(3).and_then(|k| k.parse().ok()).unwrap_or(100_000);
+    let same = args.get(4).map(String::as_str) == Some("same");
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     for j in 0..k {
-        let i = (j * 7919) % n;
+        let i = if same { n / 2 } else { (j * 7919) % n };
         let tool = if layout == "deep" {
             "t0".to_string()
         } else {
