@@ -489,6 +489,27 @@ fn nesting_limit_is_a_bad_request_and_nothing_overflows() {
     );
 }
 
+/// A line over the limit is answered with its length, however long it is (eval keeps only
+/// the first MiB of it in memory); a whitespace-only line of any length is skipped.
+#[test]
+fn an_over_limit_line_is_answered_with_its_length_and_blank_lines_of_any_length_are_skipped() {
+    let huge = bash(&format!(r#","pad":"{}""#, "a".repeat(9 << 20)), "huge");
+    let blank = " \t".repeat(3 << 20);
+    let input = format!("{huge}\r\n{blank}\n{}\n", bash("", "next"));
+    let answers = eval_stdin(input);
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(answers[0]["reason"], "bad_request");
+    assert_eq!(
+        answers[0]["message"],
+        format!(
+            "bad request: request is {} bytes; the limit is {}",
+            huge.len(),
+            toolgate::engine::request::MAX_REQUEST_BYTES
+        )
+    );
+    assert_eq!(answers[1]["tool_use_id"], "next");
+}
+
 #[test]
 fn huge_lines_are_bad_requests_and_the_next_line_is_answered() {
     let huge = bash(&format!(r#","pad":"{}""#, "a".repeat(5 << 20)), "huge");
@@ -536,8 +557,8 @@ fn a_request_of_exactly_the_limit_is_answered_as_a_file_or_a_last_line() {
 }
 
 /// docs/language.md section 15: the limit is 1 MiB per request. On stdin the line terminator
-/// is counted as part of the request, so the same request is refused when a newline (or CRLF)
-/// follows it, but answered when it is the last line or comes from a file.
+/// is not part of the request, so a request of exactly the limit is answered whether a
+/// newline or CRLF follows it.
 #[test]
 fn a_request_of_exactly_the_limit_is_answered_on_stdin_with_a_newline() {
     let r = request_of_exactly_the_limit();

@@ -8,6 +8,7 @@
 use super::{load_engine, Exit};
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::PathBuf;
+use toolgate::engine::request::MAX_REQUEST_BYTES;
 use toolgate::{Decision, Engine};
 
 /// Output format of `eval`.
@@ -101,20 +102,82 @@ fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
+/// One line read from a stream, kept only up to the request size limit.
+struct Line {
+    /// Length without the line ending.
+    len: usize,
+    /// Every byte is ASCII whitespace.
+    blank: bool,
+}
+
+/// Reads the next line into `kept` (at most `MAX_REQUEST_BYTES` + 2 bytes of it; the rest is
+/// counted and skipped, so a line of any length costs bounded memory). `None` at the end.
+fn read_line_bounded<R: Read>(
+    input: &mut BufReader<R>,
+    kept: &mut Vec<u8>,
+) -> std::io::Result<Option<Line>> {
+    let keep = MAX_REQUEST_BYTES + 2;
+    kept.clear();
+    let (mut total, mut blank, mut last, mut before_last) = (0usize, true, None, None);
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            break;
+        }
+        let (part, ends) = match memchr::memchr(b'\n', chunk) {
+            Some(i) => (&chunk[..=i], true),
+            None => (chunk, false),
+        };
+        let room = keep.saturating_sub(kept.len()).min(part.len());
+        kept.extend_from_slice(&part[..room]);
+        blank &= part.iter().all(u8::is_ascii_whitespace);
+        if part.len() >= 2 {
+            before_last = Some(part[part.len() - 2]);
+        } else {
+            before_last = last;
+        }
+        last = part.last().copied().or(last);
+        total += part.len();
+        let n = part.len();
+        input.consume(n);
+        if ends {
+            break;
+        }
+    }
+    if total == 0 {
+        return Ok(None);
+    }
+    let ending = match (before_last, last) {
+        (Some(b'\r'), Some(b'\n')) => 2,
+        (_, Some(b'\n')) => 1,
+        _ => 0,
+    };
+    Ok(Some(Line {
+        len: total - ending,
+        blank,
+    }))
+}
+
 fn answer_stream<R: Read>(
     engine: &Engine,
     args: &Args,
     input: &mut BufReader<R>,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
-    let (mut line, mut buf) = (Vec::new(), Vec::new());
-    loop {
-        line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
-            break;
-        }
-        if !is_blank(&line) {
-            let d = decide_line(engine, &line, args.explain);
+    let (mut kept, mut buf) = (Vec::new(), Vec::new());
+    while let Some(line) = read_line_bounded(input, &mut kept)? {
+        if !line.blank {
+            let d = if line.len > MAX_REQUEST_BYTES {
+                engine.bad_request(
+                    format!(
+                        "bad request: request is {} bytes; the limit is {MAX_REQUEST_BYTES}",
+                        line.len
+                    ),
+                    None,
+                )
+            } else {
+                decide_line(engine, &kept, args.explain)
+            };
             write_decision(out, &mut buf, &d, args.format)?;
         }
         // Flush once everything read so far is answered: a host conversing over a pipe gets
