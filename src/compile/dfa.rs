@@ -258,7 +258,7 @@ impl<'de> serde::Deserialize<'de> for Dfa {
 mod tests {
     use super::*;
 
-    fn hir(p: &str) -> Hir {
+    pub(super) fn hir(p: &str) -> Hir {
         regex_syntax::ParserBuilder::new()
             .utf8(false)
             .build()
@@ -320,16 +320,9 @@ mod tests {
 
 #[cfg(test)]
 mod walk_equals_search {
+    use super::tests::hir;
     use super::*;
     use proptest::prelude::*;
-
-    fn hir(p: &str) -> Hir {
-        regex_syntax::ParserBuilder::new()
-            .utf8(false)
-            .build()
-            .parse(p)
-            .unwrap()
-    }
 
     /// Small regexes over a small alphabet, with anchors and word boundaries, so that
     /// patterns overlap, nest and match at many positions.

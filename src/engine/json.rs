@@ -15,8 +15,16 @@ use std::fmt;
 /// assert!(parse_strict(r#"{"a": 1, "a": 2}"#).is_err());
 /// ```
 pub fn parse_strict(text: &str) -> Result<Value, serde_json::Error> {
+    parse_whole(text, StrictValue)
+}
+
+/// Runs `seed` over `text`, refusing anything after the JSON value.
+fn parse_whole<'de, S: DeserializeSeed<'de>>(
+    text: &'de str,
+    seed: S,
+) -> Result<S::Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = StrictValue.deserialize(&mut de)?;
+    let value = seed.deserialize(&mut de)?;
     de.end()?;
     Ok(value)
 }
@@ -112,10 +120,7 @@ impl RequestFields {
 /// Parses a request line straight into its fields, without building the top-level map:
 /// `Ok(None)` when the JSON is valid but not an object.
 pub(crate) fn parse_request_fields(text: &str) -> Result<Option<RequestFields>, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let fields = TopLevel.deserialize(&mut de)?;
-    de.end()?;
-    Ok(fields)
+    parse_whole(text, TopLevel)
 }
 
 struct TopLevel;

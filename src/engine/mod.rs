@@ -461,15 +461,8 @@ impl Engine {
         tool_use_id: Option<String>,
     ) -> Decision {
         Decision {
-            decision: Effect::Deny,
-            reason,
-            permission: None,
-            argument: None,
-            message: message.into(),
-            rule: None,
-            tool_use_id,
             policy_hash: self.policy_hash,
-            explanation: None,
+            ..Decision::deny(reason, message, tool_use_id)
         }
     }
 
