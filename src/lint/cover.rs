@@ -169,3 +169,47 @@ fn target_included(cx: &mut Context, a: &TargetDef, b: &TargetDef) -> bool {
     };
     server_ok && cx.langs.name_included(&a.tool, &b.tool) == Some(true)
 }
+
+/// For each agent whose default is deny, each of its `allow` rules (not skipped, not already
+/// found dead) and the first rule of effect `by` (not skipped) that covers it and that `accept`
+/// approves: calls `found(cx, agent, allow, covering rule)`. `dead_allow` (covered by a deny)
+/// and `redundant_allow` (covered by another allow) differ only in `by` and what they report.
+pub(crate) fn first_covering(
+    cx: &mut Context,
+    by: Effect,
+    mut accept: impl FnMut(&mut Context, usize, usize, usize) -> bool,
+    mut found: impl FnMut(&mut Context, usize, usize, usize),
+) {
+    let catalog = cx.policy.has_catalog();
+    for a in 0..cx.policy.agents.len() {
+        let agent = &cx.policy.agents[a];
+        if agent.default == Effect::Allow {
+            continue;
+        }
+        let of = |effect: Effect| -> Vec<usize> {
+            (0..agent.rules.len())
+                .filter(|&s| agent.rules[s].effect == effect && !cx.skip[a][s])
+                .collect()
+        };
+        let (coverers, allows) = (of(by), of(Effect::Allow));
+        if coverers.is_empty() || allows.is_empty() {
+            continue;
+        }
+        let index = RuleIndex::build(cx, a, &coverers);
+        for r in allows {
+            if cx.dead.contains(&(a, r)) {
+                continue;
+            }
+            let tools = cx.reachable(a, r);
+            if catalog && tools.is_empty() {
+                continue;
+            }
+            for s in index.candidates(cx, a, r, &tools) {
+                if covers(cx, a, r, &tools, s) && accept(cx, a, r, s) {
+                    found(cx, a, r, s);
+                    break;
+                }
+            }
+        }
+    }
+}

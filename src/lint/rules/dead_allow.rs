@@ -1,7 +1,7 @@
 //! `toolgate::dead_allow`
 
 use crate::diagnostic::Diagnostic;
-use crate::lint::cover::{covers, RuleIndex};
+use crate::lint::cover::first_covering;
 use crate::lint::{declare_lint, warning, Context};
 use crate::syntax::ast::Effect;
 
@@ -49,50 +49,28 @@ declare_lint! {
 
 /// Runs the lint; records the dead rules in the context.
 pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
-    let catalog = cx.policy.has_catalog();
-    for a in 0..cx.policy.agents.len() {
-        let agent = &cx.policy.agents[a];
-        if agent.default == Effect::Allow {
-            continue;
-        }
-        let denies: Vec<usize> = (0..agent.rules.len())
-            .filter(|&s| agent.rules[s].effect == Effect::Deny && !cx.skip[a][s])
-            .collect();
-        if denies.is_empty() {
-            continue;
-        }
-        let index = RuleIndex::build(cx, a, &denies);
-        for r in 0..agent.rules.len() {
-            if agent.rules[r].effect != Effect::Allow || cx.skip[a][r] {
-                continue;
-            }
-            let tools = cx.reachable(a, r);
-            if catalog && tools.is_empty() {
-                continue;
-            }
-            for s in index.candidates(cx, a, r, &tools) {
-                if !covers(cx, a, r, &tools, s) {
-                    continue;
-                }
-                let agent = &cx.policy.agents[a];
-                let (allow, deny) = (&agent.rules[r], &agent.rules[s]);
-                let line = cx.policy.sources.location(deny.span).line;
-                out.push(
-                    warning(
-                        &DEAD_ALLOW,
-                        allow.span,
-                        format!(
-                            "`allow {}` never allows a call: the `deny {}` on line {line} refuses every call it admits",
-                            allow.target.text, deny.target.text
-                        ),
-                    )
-                    .with_label("every call this admits is denied")
-                    .with_related(deny.span, "this deny wins")
-                    .with_help("remove the allow, or narrow the deny if it refuses calls that should be allowed"),
-                );
-                cx.dead.insert((a, r));
-                break;
-            }
-        }
-    }
+    first_covering(
+        cx,
+        Effect::Deny,
+        |_, _, _, _| true,
+        |cx, a, r, s| {
+            let agent = &cx.policy.agents[a];
+            let (allow, deny) = (&agent.rules[r], &agent.rules[s]);
+            let line = cx.policy.sources.location(deny.span).line;
+            out.push(
+                warning(
+                    &DEAD_ALLOW,
+                    allow.span,
+                    format!(
+                        "`allow {}` never allows a call: the `deny {}` on line {line} refuses every call it admits",
+                        allow.target.text, deny.target.text
+                    ),
+                )
+                .with_label("every call this admits is denied")
+                .with_related(deny.span, "this deny wins")
+                .with_help("remove the allow, or narrow the deny if it refuses calls that should be allowed"),
+            );
+            cx.dead.insert((a, r));
+        },
+    );
 }

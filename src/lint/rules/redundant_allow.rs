@@ -1,7 +1,7 @@
 //! `toolgate::redundant_allow`
 
 use crate::diagnostic::Diagnostic;
-use crate::lint::cover::{covers, RuleIndex};
+use crate::lint::cover::{covers, first_covering};
 use crate::lint::{declare_lint, warning, Context};
 use crate::syntax::ast::Effect;
 
@@ -48,56 +48,28 @@ declare_lint! {
 
 /// Runs the lint.
 pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
-    let catalog = cx.policy.has_catalog();
-    for a in 0..cx.policy.agents.len() {
-        let agent = &cx.policy.agents[a];
-        if agent.default == Effect::Allow {
-            continue;
-        }
-        let allows: Vec<usize> = (0..agent.rules.len())
-            .filter(|&s| agent.rules[s].effect == Effect::Allow && !cx.skip[a][s])
-            .collect();
-        if allows.len() < 2 {
-            continue;
-        }
-        let index = RuleIndex::build(cx, a, &allows);
-        for &r in &allows {
-            if cx.dead.contains(&(a, r)) {
-                continue;
-            }
-            let tools = cx.reachable(a, r);
-            if catalog && tools.is_empty() {
-                continue;
-            }
-            for s in index.candidates(cx, a, r, &tools) {
-                if !covers(cx, a, r, &tools, s) {
-                    continue;
-                }
-                if s > r {
-                    // Equivalent rules: report only the later one.
-                    let back = cx.reachable(a, s);
-                    if covers(cx, a, s, &back, r) {
-                        continue;
-                    }
-                }
-                let agent = &cx.policy.agents[a];
-                let (this, other) = (&agent.rules[r], &agent.rules[s]);
-                let line = cx.policy.sources.location(other.span).line;
-                out.push(
-                    warning(
-                        &REDUNDANT_ALLOW,
-                        this.span,
-                        format!(
-                            "`allow {}` is redundant: the `allow {}` on line {line} already admits every call it admits",
-                            this.target.text, other.target.text
-                        ),
-                    )
-                    .with_label("admits nothing the other rule does not")
-                    .with_related(other.span, "already admits these calls")
-                    .with_help("remove this rule, or narrow the other one if it admits more than intended"),
-                );
-                break;
-            }
-        }
-    }
+    first_covering(
+        cx,
+        Effect::Allow,
+        // Equivalent rules: report only the later one.
+        |cx, a, r, s| s < r || !covers(cx, a, s, &cx.reachable(a, s), r),
+        |cx, a, r, s| {
+            let agent = &cx.policy.agents[a];
+            let (this, other) = (&agent.rules[r], &agent.rules[s]);
+            let line = cx.policy.sources.location(other.span).line;
+            out.push(
+                warning(
+                    &REDUNDANT_ALLOW,
+                    this.span,
+                    format!(
+                        "`allow {}` is redundant: the `allow {}` on line {line} already admits every call it admits",
+                        this.target.text, other.target.text
+                    ),
+                )
+                .with_label("admits nothing the other rule does not")
+                .with_related(other.span, "already admits these calls")
+                .with_help("remove this rule, or narrow the other one if it admits more than intended"),
+            );
+        },
+    );
 }
