@@ -307,6 +307,22 @@ impl<'a> Context<'a> {
     pub fn agents(&self) -> impl Iterator<Item = (usize, &'a AgentDef)> {
         self.policy.agents.iter().enumerate()
     }
+
+    /// The `allow` rules a lint may judge (those no error touches), with their agent.
+    pub(crate) fn allow_rules(
+        &self,
+    ) -> impl Iterator<Item = (&'a AgentDef, &'a crate::resolve::RuleDef)> + '_ {
+        self.agents().flat_map(move |(a, agent)| {
+            agent
+                .rules
+                .iter()
+                .enumerate()
+                .filter(move |&(r, rule)| {
+                    rule.effect == crate::syntax::ast::Effect::Allow && !self.skip[a][r]
+                })
+                .map(move |(_, rule)| (agent, rule))
+        })
+    }
 }
 
 /// A warning for `lint` at `span`.

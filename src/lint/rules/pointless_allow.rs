@@ -41,28 +41,23 @@ declare_lint! {
 
 /// Runs the lint.
 pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
-    for (a, agent) in cx.agents() {
+    for (agent, rule) in cx.allow_rules() {
         if agent.default != Effect::Allow {
             continue;
         }
-        for (r, rule) in agent.rules.iter().enumerate() {
-            if rule.effect != Effect::Allow || cx.skip[a][r] {
-                continue;
-            }
-            let mut d = warning(
-                &POINTLESS_ALLOW,
-                rule.span,
-                format!(
-                    "`allow {}` changes nothing: agent `{}` is `default allow`",
-                    rule.target.text, agent.name
-                ),
-            )
-            .with_label("allows what the default allows already")
-            .with_help("remove the rule, or make the agent `default deny` if it should allow only what its rules allow");
-            if let Some(span) = agent.default_span {
-                d = d.with_related(span, "every call not denied is allowed here");
-            }
-            out.push(d);
+        let mut d = warning(
+            &POINTLESS_ALLOW,
+            rule.span,
+            format!(
+                "`allow {}` changes nothing: agent `{}` is `default allow`",
+                rule.target.text, agent.name
+            ),
+        )
+        .with_label("allows what the default allows already")
+        .with_help("remove the rule, or make the agent `default deny` if it should allow only what its rules allow");
+        if let Some(span) = agent.default_span {
+            d = d.with_related(span, "every call not denied is allowed here");
         }
+        out.push(d);
     }
 }

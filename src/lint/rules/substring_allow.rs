@@ -3,7 +3,6 @@
 use crate::diagnostic::Diagnostic;
 use crate::lint::{declare_lint, warning, Context};
 use crate::resolve::CondTest;
-use crate::syntax::ast::Effect;
 
 declare_lint! {
     /// ## What it does
@@ -40,28 +39,23 @@ declare_lint! {
 
 /// Runs the lint.
 pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
-    for (a, agent) in cx.agents() {
-        for (r, rule) in agent.rules.iter().enumerate() {
-            if rule.effect != Effect::Allow || cx.skip[a][r] {
+    for (_, rule) in cx.allow_rules() {
+        for c in &rule.conditions {
+            if !matches!(c.test, CondTest::Contains(_)) {
                 continue;
             }
-            for c in &rule.conditions {
-                if !matches!(c.test, CondTest::Contains(_)) {
-                    continue;
-                }
-                out.push(
-                    warning(
-                        &SUBSTRING_ALLOW,
-                        c.span,
-                        format!(
-                            "`{}` admits any value that merely contains the text",
-                            c.text
-                        ),
-                    )
-                    .with_label("admits anything around the substring")
-                    .with_help("match the whole value with `==`, `in` or a glob (`matches \"npm run *\"`); keep `contains` for `deny` rules"),
-                );
-            }
+            out.push(
+                warning(
+                    &SUBSTRING_ALLOW,
+                    c.span,
+                    format!(
+                        "`{}` admits any value that merely contains the text",
+                        c.text
+                    ),
+                )
+                .with_label("admits anything around the substring")
+                .with_help("match the whole value with `==`, `in` or a glob (`matches \"npm run *\"`); keep `contains` for `deny` rules"),
+            );
         }
     }
 }

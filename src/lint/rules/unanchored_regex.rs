@@ -3,7 +3,6 @@
 use crate::diagnostic::Diagnostic;
 use crate::lint::{declare_lint, warning, Context};
 use crate::resolve::{CondTest, StrPattern};
-use crate::syntax::ast::Effect;
 use regex_syntax::hir::Look;
 
 declare_lint! {
@@ -56,35 +55,30 @@ fn anchored(regex: &str) -> bool {
 
 /// Runs the lint.
 pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
-    for (a, agent) in cx.agents() {
-        for (r, rule) in agent.rules.iter().enumerate() {
-            if rule.effect != Effect::Allow || cx.skip[a][r] {
+    for (_, rule) in cx.allow_rules() {
+        for c in &rule.conditions {
+            let CondTest::Str {
+                pattern: StrPattern::Regex(re),
+                ..
+            } = &c.test
+            else {
+                continue;
+            };
+            if anchored(re) {
                 continue;
             }
-            for c in &rule.conditions {
-                let CondTest::Str {
-                    pattern: StrPattern::Regex(re),
-                    ..
-                } = &c.test
-                else {
-                    continue;
-                };
-                if anchored(re) {
-                    continue;
-                }
-                out.push(
-                    warning(
-                        &UNANCHORED_REGEX,
-                        c.span,
-                        format!(
-                            "regex `{re}` is not anchored: it matches anywhere in `{}`",
-                            c.path.join(".")
-                        ),
-                    )
-                    .with_label("admits anything around the match")
-                    .with_help("anchor the regex with `^` and `$` (`re\"^...$\"`), or use a glob, which always matches the whole value"),
-                );
-            }
+            out.push(
+                warning(
+                    &UNANCHORED_REGEX,
+                    c.span,
+                    format!(
+                        "regex `{re}` is not anchored: it matches anywhere in `{}`",
+                        c.path.join(".")
+                    ),
+                )
+                .with_label("admits anything around the match")
+                .with_help("anchor the regex with `^` and `$` (`re\"^...$\"`), or use a glob, which always matches the whole value"),
+            );
         }
     }
 }
