@@ -58,5 +58,5 @@ pub mod lint;
 pub mod syntax;
 
 pub use diagnostic::{Diagnostic, Diagnostics, PolicyError, Severity};
-pub use engine::{Decision, Engine, PolicyHash, Reason, Request, RuleRef, VisibleTool};
+pub use engine::{Decision, Engine, Reason, Request, RuleRef, VisibleTool};
 pub use syntax::ast::Effect;

@@ -75,7 +75,7 @@ impl TestCase {
     /// let got = toolgate::testing::cases(&policy)[0].check(&engine).unwrap_err();
     /// assert!(got.is_allowed());
     /// ```
-    pub fn check(&self, engine: &Engine) -> Result<(), Box<Decision>> {
+    pub fn check<'e>(&self, engine: &'e Engine) -> Result<(), Box<Decision<'e>>> {
         let d = engine.decide(&self.request());
         let effect_ok = d.decision == self.expect;
         let reason_ok = self.reason.as_ref().is_none_or(|r| r == d.reason.as_str());

@@ -141,12 +141,12 @@ fn paths_engine() -> (toolgate::Engine, Reference, String) {
     (engine, reference, text)
 }
 
-fn decide(
-    engine: &toolgate::Engine,
+fn decide<'e>(
+    engine: &'e toolgate::Engine,
     reference: &Reference,
     agent: &str,
     p: Value,
-) -> toolgate::Decision {
+) -> toolgate::Decision<'e> {
     let req = Request::new(agent, "t").args(json!({ "p": p }));
     let d = engine.decide(&req);
     assert_eq!(

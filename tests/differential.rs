@@ -1375,7 +1375,7 @@ fn threads_sharing_one_engine_give_the_single_threaded_answers() {
             }
         }
     }
-    let expected: Vec<_> = reqs.iter().map(|r| engine.decide(r)).collect();
+    let expected: Vec<_> = reqs.iter().map(|r| engine.decide(r).into_owned()).collect();
     assert!(expected.iter().any(|d| d.is_allowed()));
     assert!(expected.iter().any(|d| !d.is_allowed()));
     let reqs = Arc::new(reqs);

@@ -22,7 +22,7 @@ fn seal(payload: &[u8]) -> Vec<u8> {
     out
 }
 
-fn exercise(engine: &Engine) -> Vec<toolgate::Decision> {
+fn exercise(engine: &Engine) -> Vec<toolgate::Decision<'_>> {
     let mut out = Vec::new();
     let agents: Vec<String> = engine.agent_names().map(String::from).take(4).collect();
     for agent in agents.iter().map(String::as_str).chain(["nobody"]) {
@@ -58,9 +58,9 @@ fn exercise(engine: &Engine) -> Vec<toolgate::Decision> {
 fn round_trip(engine: &Engine) {
     let unhashed = |ds: Vec<toolgate::Decision>| {
         ds.into_iter()
-            .map(|mut d| {
-                d.policy_hash = "".into();
-                d
+            .map(|d| toolgate::Decision {
+                policy_hash: "".into(),
+                ..d.into_owned()
             })
             .collect::<Vec<_>>()
     };

@@ -201,7 +201,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Engine, BundleError> {
     engine
         .validate_and_rebuild()
         .map_err(|m| err(BundleErrorKind::Inconsistent(m)))?;
-    engine.policy_hash = (&*hex(&digest)).into();
+    engine.policy_hash = hex(&digest);
     Ok(engine)
 }
 

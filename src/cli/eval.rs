@@ -72,7 +72,7 @@ pub fn run(args: Args) -> Exit {
 fn write_decision(
     out: &mut impl Write,
     buf: &mut Vec<u8>,
-    d: &Decision,
+    d: &Decision<'_>,
     format: Format,
 ) -> std::io::Result<()> {
     buf.clear();
@@ -85,7 +85,7 @@ fn write_decision(
     out.write_all(buf)
 }
 
-fn decide_line(engine: &Engine, line: &[u8], explain: bool) -> Decision {
+fn decide_line<'e>(engine: &'e Engine, line: &[u8], explain: bool) -> Decision<'e> {
     // The line ending is not part of the request (nor of its size limit).
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);

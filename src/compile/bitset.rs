@@ -56,9 +56,13 @@ impl BitSet {
     }
 
     /// Makes the set empty with room for IDs `0..len`, reusing its memory.
+    #[inline]
     pub fn reset(&mut self, len: usize) {
         let words = len.div_ceil(64);
-        self.words.clear();
+        self.words.truncate(words);
+        for w in &mut self.words {
+            *w = 0;
+        }
         self.words.resize(words, 0);
     }
 

@@ -2,6 +2,7 @@
 //! The automaton is rebuilt from the needles when a bundle is loaded.
 
 use aho_corasick::automaton::Automaton;
+use aho_corasick::automaton::StateID;
 use aho_corasick::{dfa, nfa::contiguous, Anchored, MatchKind};
 use serde::{Deserialize, Serialize};
 
@@ -68,18 +69,18 @@ impl NeedleMatcher {
         Ok(())
     }
 
-    /// Calls `hit` with the index of every needle found in `value`, once each. Returns false
-    /// when the automaton is missing or failed.
+    /// Calls `hit` with the index of every needle found in `value`, once each. `seen` is
+    /// scratch space (used beyond 64 needles). Returns false when the automaton is missing
+    /// or failed.
     pub fn matches(
         &self,
         value: &str,
         seen: &mut super::bitset::BitSet,
         hit: impl FnMut(usize),
     ) -> bool {
-        seen.clear();
         match &self.ac {
-            Some(Needles::Dfa(a)) => walk(a, value.as_bytes(), self.needles.len(), seen, hit),
-            Some(Needles::Nfa(a)) => walk(a, value.as_bytes(), self.needles.len(), seen, hit),
+            Some(Needles::Dfa(a)) => find(a, value.as_bytes(), self.needles.len(), seen, hit),
+            Some(Needles::Nfa(a)) => find(a, value.as_bytes(), self.needles.len(), seen, hit),
             None => false,
         }
     }
@@ -95,43 +96,66 @@ impl NeedleMatcher {
     }
 }
 
-/// One unanchored pass: a transition per byte, reporting each needle the first time a match
-/// state names it, and stopping once every needle was seen.
-fn walk<A: Automaton>(
+/// Reports each needle found in `hay` once. Up to 64 needles, the needles found are
+/// collected as bits of a word and reported after the pass; beyond, `seen` tracks them and
+/// each is reported as it is found.
+#[inline]
+fn find<A: Automaton>(
     aut: &A,
     hay: &[u8],
     n_needles: usize,
     seen: &mut super::bitset::BitSet,
     mut hit: impl FnMut(usize),
 ) -> bool {
+    let needles_of = |sid| (0..aut.match_len(sid)).map(move |i| aut.match_pattern(sid, i));
+    if n_needles <= 64 {
+        let all = u64::MAX >> (64 - n_needles.clamp(1, 64));
+        let mut found = 0u64;
+        let walked = walk(aut, hay, |sid| {
+            for id in needles_of(sid) {
+                found |= 1u64.checked_shl(id.as_u32()).unwrap_or(0);
+            }
+            found & all == all
+        });
+        while found != 0 {
+            hit(found.trailing_zeros() as usize);
+            found &= found - 1;
+        }
+        walked
+    } else {
+        seen.reset(n_needles);
+        let mut found = 0;
+        walk(aut, hay, |sid| {
+            for id in needles_of(sid) {
+                if !seen.contains(id.as_usize()) {
+                    seen.insert(id.as_usize());
+                    hit(id.as_usize());
+                    found += 1;
+                }
+            }
+            found >= n_needles
+        })
+    }
+}
+
+/// One unanchored pass, a transition per byte, calling `on_match` with each match state until
+/// it returns true. False when the automaton has no unanchored start.
+#[inline]
+fn walk<A: Automaton>(aut: &A, hay: &[u8], mut on_match: impl FnMut(StateID) -> bool) -> bool {
     let Ok(mut sid) = aut.start_state(Anchored::No) else {
         return false;
     };
-    let mut found = 0;
-    let mut report = |sid, found: &mut usize| {
-        for i in 0..aut.match_len(sid) {
-            let id = aut.match_pattern(sid, i).as_usize();
-            if !seen.contains(id) {
-                seen.insert(id);
-                hit(id);
-                *found += 1;
-            }
-        }
-    };
-    if aut.is_match(sid) {
-        report(sid, &mut found);
+    if aut.is_match(sid) && on_match(sid) {
+        return true;
     }
     for &byte in hay {
-        if found >= n_needles {
-            break;
-        }
         sid = aut.next_state(Anchored::No, sid, byte);
         if aut.is_special(sid) {
             if aut.is_dead(sid) {
                 break;
             }
-            if aut.is_match(sid) {
-                report(sid, &mut found);
+            if aut.is_match(sid) && on_match(sid) {
+                break;
             }
         }
     }

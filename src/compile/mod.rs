@@ -23,7 +23,6 @@ use group::Group;
 use index::{Automata, PatternIndex};
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// Compiles a resolved policy with the default size limits.
 pub fn compile(policy: &Policy) -> Result<Engine, Diagnostics> {
@@ -65,24 +64,24 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Engine,
         let mut mine = Vec::new();
         for rule in &agent.rules {
             let loc = policy.sources.location(rule.span);
-            let info = Arc::new(RuleRef {
+            let info = RuleRef {
                 agent: agent.name.clone(),
                 effect: rule.effect,
                 target: rule.target.text.clone(),
                 file: loc.file,
                 line: loc.line,
                 column: loc.column,
-            });
-            let message: Arc<str> = match (&rule.because, rule.effect) {
-                (Some(b), _) => Arc::from(b.as_str()),
-                (None, Effect::Deny) => Arc::from(format!(
+            };
+            let message = match (&rule.because, rule.effect) {
+                (Some(b), _) => b.clone(),
+                (None, Effect::Deny) => format!(
                     "denied by rule `deny {}` of agent `{}` ({}:{})",
                     rule.target.text, agent.name, info.file, info.line
-                )),
-                (None, Effect::Allow) => Arc::from(format!(
+                ),
+                (None, Effect::Allow) => format!(
                     "allowed by rule `allow {}` of agent `{}` ({}:{})",
                     rule.target.text, agent.name, info.file, info.line
-                )),
+                ),
             };
             mine.push((rules.len() as u32, rule));
             rules.push(RuleRt { info, message });
@@ -160,10 +159,11 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Engine,
             targets: None,
             visible: Vec::new(),
             candidates: Csr::default(),
-            default_message: Arc::from(match agent.default {
+            deny_candidates: Csr::default(),
+            default_message: match agent.default {
                 Effect::Allow => format!("allowed by the default of agent `{}`", agent.name),
                 Effect::Deny => String::new(),
-            }),
+            },
         });
     }
 

@@ -2,7 +2,7 @@
 
 use crate::syntax::ast::Effect;
 use serde::Serialize;
-use std::sync::Arc;
+use std::borrow::Cow;
 
 /// Why a decision was made (LANGUAGE.md section 7).
 ///
@@ -68,6 +68,48 @@ impl Reason {
     }
 }
 
+impl Reason {
+    /// Whether a decision for this reason allows the call: only `allowed_by_rule` and
+    /// `default_allow` do.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::{Reason, syntax::ast::Effect};
+    /// assert_eq!(Reason::DefaultAllow.effect(), Effect::Allow);
+    /// assert_eq!(Reason::InternalError.effect(), Effect::Deny);
+    /// ```
+    pub fn effect(self) -> Effect {
+        match self {
+            Reason::AllowedByRule | Reason::DefaultAllow => Effect::Allow,
+            _ => Effect::Deny,
+        }
+    }
+}
+
+/// What a decision says before the request's id and the policy hash are added: small, so
+/// that the guarded evaluation hands it back cheaply.
+pub(crate) struct Verdict<'e> {
+    pub reason: Reason,
+    pub message: Cow<'e, str>,
+    pub rule: Option<&'e RuleRef>,
+    pub permission: Option<Cow<'e, str>>,
+    pub argument: Option<Cow<'e, str>>,
+}
+
+impl<'e> Verdict<'e> {
+    /// A verdict with a reason (which sets the effect, see [`Reason::effect`]) and a message.
+    pub fn new(reason: Reason, message: impl Into<Cow<'e, str>>) -> Verdict<'e> {
+        Verdict {
+            reason,
+            message: message.into(),
+            rule: None,
+            permission: None,
+            argument: None,
+        }
+    }
+}
+
 /// Where the deciding rule is.
 ///
 /// # Example
@@ -110,6 +152,10 @@ impl std::fmt::Display for RuleRef {
 
 /// A decision. Every field is always present in JSON (`null` where it does not apply).
 ///
+/// A decision borrows its message, rule and permission texts from the [`crate::Engine`] that
+/// made it (`'e`), so deciding copies no strings and touches no shared reference counts. To
+/// keep a decision longer than the engine, take [`Decision::into_owned`].
+///
 /// # Example
 ///
 /// ```
@@ -119,29 +165,30 @@ impl std::fmt::Display for RuleRef {
 /// assert_eq!((d.tool_use_id.as_deref(), d.policy_hash.len()), (Some("toolu_1"), 64));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Decision {
+pub struct Decision<'e> {
     /// Allow or deny.
     pub decision: Effect,
     /// Why.
     pub reason: Reason,
     /// The first missing permission, for `permission_missing`.
-    pub permission: Option<String>,
+    pub permission: Option<Cow<'e, str>>,
     /// The first missing argument, for `missing_argument`.
-    pub argument: Option<String>,
+    pub argument: Option<Cow<'e, str>>,
     /// A message for the agent or operator.
-    pub message: Arc<str>,
+    pub message: Cow<'e, str>,
     /// The rule that decided, when one did.
-    pub rule: Option<Arc<RuleRef>>,
+    pub rule: Option<Cow<'e, RuleRef>>,
     /// The request's `tool_use_id`.
     pub tool_use_id: Option<String>,
-    /// SHA-256 of the compiled policy that decided (see [`crate::Engine::policy_hash`]).
-    pub policy_hash: PolicyHash,
+    /// SHA-256 of the compiled policy that decided (see [`crate::Engine::policy_hash`]);
+    /// empty for a decision no engine made.
+    pub policy_hash: Cow<'e, str>,
     /// How the decision was reached (only when asked for).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explanation: Option<Box<Explanation>>,
 }
 
-impl Decision {
+impl<'e> Decision<'e> {
     /// True when the call may run.
     ///
     /// # Example
@@ -167,9 +214,9 @@ impl Decision {
     /// ```
     pub fn deny(
         reason: Reason,
-        message: impl Into<Arc<str>>,
+        message: impl Into<Cow<'e, str>>,
         tool_use_id: Option<String>,
-    ) -> Decision {
+    ) -> Decision<'e> {
         Decision {
             decision: Effect::Deny,
             reason,
@@ -178,8 +225,35 @@ impl Decision {
             message: message.into(),
             rule: None,
             tool_use_id,
-            policy_hash: PolicyHash::default(),
+            policy_hash: Cow::Borrowed(""),
             explanation: None,
+        }
+    }
+
+    /// The same decision owning all its texts, free of the engine's lifetime (for keeping it
+    /// in a log, a queue or across a policy reload).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let owned = {
+    ///     let engine = toolgate::load::engine_from_str("p.policy", "tool t\nagent a { allow t }").unwrap();
+    ///     engine.decide(&toolgate::Request::new("a", "t")).into_owned()
+    /// };
+    /// assert_eq!(owned.rule.unwrap().target, "t");
+    /// assert!(owned.message.starts_with("allowed by rule `allow t`"));
+    /// ```
+    pub fn into_owned(self) -> Decision<'static> {
+        Decision {
+            decision: self.decision,
+            reason: self.reason,
+            permission: self.permission.map(|p| Cow::Owned(p.into_owned())),
+            argument: self.argument.map(|a| Cow::Owned(a.into_owned())),
+            message: Cow::Owned(self.message.into_owned()),
+            rule: self.rule.map(|r| Cow::Owned(r.into_owned())),
+            tool_use_id: self.tool_use_id,
+            policy_hash: Cow::Owned(self.policy_hash.into_owned()),
+            explanation: self.explanation,
         }
     }
 
@@ -245,74 +319,9 @@ pub struct Explanation {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RuleTrace {
     /// Where the rule is.
-    pub rule: Arc<RuleRef>,
+    pub rule: RuleRef,
     /// `fired` or `not_fired`.
     pub outcome: &'static str,
     /// The first condition that did not hold, when it did not fire.
     pub failed_condition: Option<String>,
-}
-
-/// The SHA-256 of a compiled policy in lowercase hex, kept inline (64 bytes) so that every
-/// decision carries it without touching shared memory. Dereferences to `str`; empty for a
-/// decision no engine made.
-///
-/// # Example
-///
-/// ```
-/// let engine = toolgate::load::engine_from_str("p.policy", "tool t\nagent a { allow t }").unwrap();
-/// let d = engine.decide(&toolgate::Request::new("a", "t"));
-/// assert_eq!(&*d.policy_hash, engine.policy_hash());
-/// assert_eq!(serde_json::to_value(&d).unwrap()["policy_hash"], engine.policy_hash());
-/// assert_eq!(&*toolgate::PolicyHash::default(), "");
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PolicyHash {
-    text: [u8; 64],
-    len: u8,
-}
-
-impl Default for PolicyHash {
-    fn default() -> PolicyHash {
-        PolicyHash {
-            text: [0; 64],
-            len: 0,
-        }
-    }
-}
-
-impl From<&str> for PolicyHash {
-    /// Keeps the text when it fits (a SHA-256 in hex does); a longer text gives an empty hash.
-    fn from(text: &str) -> PolicyHash {
-        let mut h = PolicyHash::default();
-        if let Some(slot) = h.text.get_mut(..text.len()) {
-            slot.copy_from_slice(text.as_bytes());
-            h.len = text.len() as u8;
-        }
-        h
-    }
-}
-
-impl std::ops::Deref for PolicyHash {
-    type Target = str;
-    fn deref(&self) -> &str {
-        std::str::from_utf8(&self.text[..self.len as usize]).unwrap_or("")
-    }
-}
-
-impl std::fmt::Display for PolicyHash {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self)
-    }
-}
-
-impl std::fmt::Debug for PolicyHash {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl Serialize for PolicyHash {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self)
-    }
 }

@@ -26,8 +26,9 @@ pub(crate) struct Outcome {
 
 /// Which of a group's rules may fire for this call.
 pub(crate) enum Candidates<'a> {
-    /// The rules targeting the catalog tool (local IDs, ascending).
-    List(&'a [u32]),
+    /// The rules targeting the catalog tool (local IDs, ascending), and the deny rules
+    /// among them.
+    List { all: &'a [u32], deny: &'a [u32] },
     /// The rules whose targets matched the request (policies without a catalog).
     Bits(BitSet),
 }
@@ -35,7 +36,7 @@ pub(crate) enum Candidates<'a> {
 impl Candidates<'_> {
     fn contains(&self, local: u32) -> bool {
         match self {
-            Candidates::List(l) => l.binary_search(&local).is_ok(),
+            Candidates::List { all, .. } => all.binary_search(&local).is_ok(),
             Candidates::Bits(b) => b.contains(local as usize),
         }
     }
@@ -68,6 +69,7 @@ struct Held {
 
 impl Held {
     /// Empties the set (touching only what was set) and makes room for `n` conditions.
+    #[inline]
     fn reset(&mut self, n: usize) {
         for &c in &self.set {
             self.bits.remove(c as usize);
@@ -76,6 +78,7 @@ impl Held {
         self.bits.grow(n);
     }
 
+    #[inline]
     fn insert(&mut self, c: u32) {
         if !self.bits.contains(c as usize) {
             self.bits.insert(c as usize);
@@ -83,6 +86,7 @@ impl Held {
         }
     }
 
+    #[inline]
     fn contains(&self, c: u32) -> bool {
         self.bits.contains(c as usize)
     }
@@ -171,7 +175,20 @@ impl Group {
                 judge_arg(a as usize, s)?;
             }
         }
-        let first_deny = self.first_firing(Effect::Deny, candidates, s);
+        let first_deny = match candidates {
+            // Few deny candidates (the usual case with a catalog): check each, in order. Every
+            // argument a deny rule reads was judged above, so its conditions hold exactly when
+            // they are in the deny set.
+            Candidates::List { deny, .. } if deny.len() <= DIRECT_CANDIDATES => {
+                deny.iter().copied().find(|&local| {
+                    self.rule_conds
+                        .row(local as usize)
+                        .iter()
+                        .all(|&c| s.deny.contains(c))
+                })
+            }
+            _ => self.first_firing(Effect::Deny, candidates, s),
+        };
         if first_deny.is_some() && !explain {
             return Some(Outcome {
                 first_deny,
@@ -235,8 +252,7 @@ impl Group {
     fn first_firing(&self, effect: Effect, candidates: &Candidates, s: &Scratch) -> Option<u32> {
         let of_effect = |local: u32| self.effects.get(local as usize) == Some(&effect);
         match candidates {
-            // Few candidates (the usual case with a catalog): check each, in order.
-            Candidates::List(list) if list.len() <= DIRECT_CANDIDATES => list
+            Candidates::List { all, .. } if all.len() <= DIRECT_CANDIDATES => all
                 .iter()
                 .copied()
                 .find(|&local| of_effect(local) && self.fires(local, s)),
@@ -318,10 +334,10 @@ impl Judge<'_> {
                     s.deny.insert(c);
                 }
             }
-            // Allow: every value satisfies (intersection, kept sorted).
+            // Allow: every value satisfies (intersection, kept sorted). The first value's
+            // conditions are taken over whole (the next value refills `s.value`).
             if count == 0 {
-                s.common.clear();
-                s.common.extend_from_slice(&s.value);
+                std::mem::swap(&mut s.common, &mut s.value);
             } else {
                 let value = &s.value;
                 s.common.retain(|c| value.binary_search(c).is_ok());
@@ -363,15 +379,18 @@ impl Judge<'_> {
                         return None;
                     }
                     for &p in &s.hits {
-                        s.value.extend_from_slice(r.conds.row(p as usize));
+                        for &c in r.conds.row(p as usize) {
+                            s.value.push(c);
+                        }
                     }
                 }
                 if let Some(n) = &arg.needles {
                     let m = self.needles.get(n.matcher as usize)?;
-                    s.seen.reset(m.len());
                     let (value_out, conds) = (&mut s.value, &n.conds);
                     if !m.matches(text, &mut s.seen, |id| {
-                        value_out.extend_from_slice(conds.row(id))
+                        for &c in conds.row(id) {
+                            value_out.push(c);
+                        }
                     }) {
                         return None;
                     }
@@ -389,7 +408,9 @@ impl Judge<'_> {
                                 return None;
                             }
                             for &p in &s.hits {
-                                s.value.extend_from_slice(r.conds.row(p as usize));
+                                for &c in r.conds.row(p as usize) {
+                                    s.value.push(c);
+                                }
                             }
                         }
                         None => unreadable_path = true,

@@ -128,6 +128,7 @@ impl Engine {
                 }
             }
         }
+        self.derive_agents();
         for c in &self.tests {
             let args = serde_json::from_str::<serde_json::Value>(&c.args);
             check(

@@ -11,7 +11,8 @@ mod integrity;
 pub mod json;
 pub mod request;
 
-pub use decision::{Decision, Explanation, PolicyHash, Reason, RuleRef, RuleTrace};
+use decision::Verdict;
+pub use decision::{Decision, Explanation, Reason, RuleRef, RuleTrace};
 pub use request::{BadRequest, Request};
 
 use crate::compile::bitset::BitSet;
@@ -22,7 +23,7 @@ use crate::resolve::{parse_permission, Permission};
 use crate::syntax::ast::Effect;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
+use std::borrow::Cow;
 
 /// Interned permissions and domains.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -209,7 +210,32 @@ pub(crate) struct AgentRt {
     pub visible: Vec<u32>,
     /// With a catalog: per tool, the local IDs of the rules that target it, ascending.
     pub candidates: crate::compile::csr::Csr,
-    pub default_message: Arc<str>,
+    /// With a catalog: per tool, the deny rules among `candidates` (derived, not stored), so
+    /// that looking for a firing deny reads only deny rules.
+    #[serde(skip)]
+    pub deny_candidates: crate::compile::csr::Csr,
+    pub default_message: String,
+}
+
+impl AgentRt {
+    /// Computes the tables derived from the stored ones (after building, and after loading
+    /// a bundle once the stored tables are validated).
+    pub(crate) fn derive(&mut self, group: &Group, n_tools: usize) {
+        let mut deny = crate::compile::csr::Csr::default();
+        if self.targets.is_none() {
+            for t in 0..n_tools {
+                let row: Vec<u32> = self
+                    .candidates
+                    .row(t)
+                    .iter()
+                    .copied()
+                    .filter(|&local| group.effects.get(local as usize) == Some(&Effect::Deny))
+                    .collect();
+                deny.push_row(&row);
+            }
+        }
+        self.deny_candidates = deny;
+    }
 }
 
 /// One catalog tool.
@@ -237,8 +263,8 @@ pub(crate) struct Catalog {
 /// One compiled rule.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct RuleRt {
-    pub info: Arc<RuleRef>,
-    pub message: Arc<str>,
+    pub info: RuleRef,
+    pub message: String,
 }
 
 /// A tool an agent may see.
@@ -299,13 +325,13 @@ pub struct Engine {
     pub(crate) tests: Vec<crate::testing::TestCase>,
     /// SHA-256 of the bundle payload, in hex.
     #[serde(skip)]
-    pub(crate) policy_hash: PolicyHash,
+    pub(crate) policy_hash: String,
 }
 
 /// The resolved tool of a request.
 struct Resolved<'a> {
-    display: std::borrow::Cow<'a, str>,
-    needs_missing: Option<String>,
+    display: Cow<'a, str>,
+    needs_missing: Option<Cow<'a, str>>,
     needs: Vec<String>,
     required: &'a [String],
     group: &'a Group,
@@ -337,12 +363,21 @@ impl Engine {
             automata,
             needles,
             tests,
-            policy_hash: PolicyHash::default(),
+            policy_hash: String::new(),
         };
-        engine.policy_hash = PolicyHash::from(&*crate::bundle::payload_hash(
-            &crate::bundle::payload(&engine),
-        ));
+        engine.policy_hash = crate::bundle::payload_hash(&crate::bundle::payload(&engine));
+        engine.derive_agents();
         engine
+    }
+
+    /// Derives every agent's run-time tables from its rule group.
+    pub(crate) fn derive_agents(&mut self) {
+        let n_tools = self.catalog.as_ref().map_or(0, |c| c.n_tools);
+        for a in &mut self.agents {
+            if let Some(group) = self.groups.get(a.group as usize) {
+                a.derive(group, n_tools);
+            }
+        }
     }
 
     /// Loads a compiled bundle (written by [`Engine::to_bundle`] or `toolgate compile`).
@@ -408,7 +443,7 @@ impl Engine {
     /// assert_eq!(d.reason.as_str(), "permission_missing");
     /// assert_eq!(d.permission.as_deref(), Some("net:http"));
     /// ```
-    pub fn decide(&self, req: &Request) -> Decision {
+    pub fn decide(&self, req: &Request) -> Decision<'_> {
         self.decide_guarded(req, false)
     }
 
@@ -422,7 +457,7 @@ impl Engine {
     /// assert_eq!(trace.rules.len(), 2);
     /// assert_eq!(trace.rules[1].outcome, "fired");
     /// ```
-    pub fn decide_explained(&self, req: &Request) -> Decision {
+    pub fn decide_explained(&self, req: &Request) -> Decision<'_> {
         self.decide_guarded(req, true)
     }
 
@@ -433,35 +468,46 @@ impl Engine {
     /// assert!(engine.decide_json(r#"{"agent": "a", "tool": "t"}"#, false).is_allowed());
     /// assert_eq!(engine.decide_json("not json", false).reason.as_str(), "bad_request");
     /// ```
-    pub fn decide_json(&self, line: &str, explain: bool) -> Decision {
+    pub fn decide_json(&self, line: &str, explain: bool) -> Decision<'_> {
         match Request::from_json(line) {
             Ok(req) => self.decide_guarded(&req, explain),
             Err(bad) => self.bad_request(format!("bad request: {}", bad.message), bad.tool_use_id),
         }
     }
 
-    fn decide_guarded(&self, req: &Request, explain: bool) -> Decision {
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.decide_inner(req, explain)
-        })) {
-            Ok(d) => d,
-            Err(_) => self.deny(
+    fn decide_guarded(&self, req: &Request, explain: bool) -> Decision<'_> {
+        let mut explanation = explain.then(Explanation::default);
+        let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.verdict(req, &mut explanation)
+        }))
+        .unwrap_or_else(|_| {
+            Verdict::new(
                 Reason::InternalError,
                 "the policy engine failed while deciding this call; it is denied",
-                req.tool_use_id.clone(),
-            ),
+            )
+        });
+        Decision {
+            decision: verdict.reason.effect(),
+            reason: verdict.reason,
+            permission: verdict.permission,
+            argument: verdict.argument,
+            message: verdict.message,
+            rule: verdict.rule.map(Cow::Borrowed),
+            tool_use_id: req.tool_use_id.clone(),
+            policy_hash: Cow::Borrowed(&self.policy_hash),
+            explanation: explanation.map(Box::new),
         }
     }
 
     /// A denial with no rule, stamped with this engine's policy hash.
-    fn deny(
-        &self,
+    fn deny<'e>(
+        &'e self,
         reason: Reason,
-        message: impl Into<Arc<str>>,
+        message: impl Into<Cow<'e, str>>,
         tool_use_id: Option<String>,
-    ) -> Decision {
+    ) -> Decision<'e> {
         Decision {
-            policy_hash: self.policy_hash,
+            policy_hash: Cow::Borrowed(&self.policy_hash),
             ..Decision::deny(reason, message, tool_use_id)
         }
     }
@@ -474,11 +520,11 @@ impl Engine {
     /// let d = engine.bad_request("bad request: not UTF-8", None);
     /// assert_eq!((d.reason.as_str(), &*d.policy_hash), ("bad_request", engine.policy_hash()));
     /// ```
-    pub fn bad_request(
-        &self,
-        message: impl Into<Arc<str>>,
+    pub fn bad_request<'e>(
+        &'e self,
+        message: impl Into<Cow<'e, str>>,
         tool_use_id: Option<String>,
-    ) -> Decision {
+    ) -> Decision<'e> {
         self.deny(Reason::BadRequest, message, tool_use_id)
     }
 
@@ -530,22 +576,18 @@ impl Engine {
         )
     }
 
-    fn decide_inner(&self, req: &Request, explain: bool) -> Decision {
-        let tool_use_id = req.tool_use_id.clone();
-        let mut explanation = explain.then(Explanation::default);
+    /// Decides; when `explanation` is given, records how in it.
+    fn verdict(&self, req: &Request, explanation: &mut Option<Explanation>) -> Verdict<'_> {
+        let explain = explanation.is_some();
 
         // 1. agent
         let Some(&agent_id) = self.agent_index.get(&req.agent) else {
             let hint = crate::resolve::suggest::did_you_mean(&req.agent, self.agent_names())
                 .map(|s| format!(" (did you mean `{s}`?)"))
                 .unwrap_or_default();
-            return finish(
-                self.deny(
-                    Reason::UnknownAgent,
-                    format!("unknown agent `{}`{hint}", req.agent),
-                    tool_use_id,
-                ),
-                explanation,
+            return Verdict::new(
+                Reason::UnknownAgent,
+                format!("unknown agent `{}`{hint}", req.agent),
             );
         };
         let agent = &self.agents[agent_id as usize];
@@ -556,7 +598,7 @@ impl Engine {
         // 2. tool lookup (and, without a catalog, the request's declared permissions)
         let resolved = match self.resolve_tool(agent_id, agent, req, explain) {
             Ok(r) => r,
-            Err(d) => return finish(Decision { tool_use_id, ..*d }, explanation),
+            Err(v) => return v,
         };
         if let Some(e) = explanation.as_mut() {
             e.tool = Some(resolved.display.to_string());
@@ -569,9 +611,10 @@ impl Engine {
                 "{} requires the \"{p}\" permission, which was not granted.\nRetrying with different arguments will not help",
                 resolved.display
             );
-            let mut d = self.deny(Reason::PermissionMissing, message, tool_use_id);
-            d.permission = Some(p);
-            return finish(d, explanation);
+            return Verdict {
+                permission: Some(p),
+                ..Verdict::new(Reason::PermissionMissing, message)
+            };
         }
 
         // 4. required arguments
@@ -580,16 +623,16 @@ impl Engine {
             .iter()
             .find(|a| !req.args.contains_key(a.as_str()))
         {
-            let mut d = self.deny(
-                Reason::MissingArgument,
-                format!(
-                    "{} requires the argument `{arg}`, which the call does not include",
-                    resolved.display
-                ),
-                tool_use_id,
-            );
-            d.argument = Some(arg.clone());
-            return finish(d, explanation);
+            return Verdict {
+                argument: Some(Cow::Borrowed(arg.as_str())),
+                ..Verdict::new(
+                    Reason::MissingArgument,
+                    format!(
+                        "{} requires the argument `{arg}`, which the call does not include",
+                        resolved.display
+                    ),
+                )
+            };
         }
 
         // 5. rules
@@ -601,13 +644,9 @@ impl Engine {
             &self.needles,
             explain,
         ) else {
-            return finish(
-                self.deny(
-                    Reason::InternalError,
-                    "a matcher of the policy failed while deciding this call; it is denied",
-                    tool_use_id,
-                ),
-                explanation,
+            return Verdict::new(
+                Reason::InternalError,
+                "a matcher of the policy failed while deciding this call; it is denied",
             );
         };
         if let Some(e) = explanation.as_mut() {
@@ -632,46 +671,27 @@ impl Engine {
         }
         let fired = outcome
             .first_deny
-            .map(|local| (local, Reason::DeniedByRule, Effect::Deny))
+            .map(|local| (local, Reason::DeniedByRule))
             .or(outcome
                 .first_allow
-                .map(|local| (local, Reason::AllowedByRule, Effect::Allow)));
-        let d = if let Some((local, reason, effect)) = fired {
+                .map(|local| (local, Reason::AllowedByRule)));
+        if let Some((local, reason)) = fired {
             let rule = &self.rules[group.rules[local as usize] as usize];
-            Decision {
-                decision: effect,
-                reason,
-                permission: None,
-                argument: None,
-                message: rule.message.clone(),
-                rule: Some(rule.info.clone()),
-                tool_use_id,
-                policy_hash: self.policy_hash,
-                explanation: None,
+            Verdict {
+                rule: Some(&rule.info),
+                ..Verdict::new(reason, rule.message.as_str())
             }
         } else if agent.default == Effect::Allow {
-            Decision {
-                decision: Effect::Allow,
-                reason: Reason::DefaultAllow,
-                permission: None,
-                argument: None,
-                message: agent.default_message.clone(),
-                rule: None,
-                tool_use_id,
-                policy_hash: self.policy_hash,
-                explanation: None,
-            }
+            Verdict::new(Reason::DefaultAllow, agent.default_message.as_str())
         } else {
-            self.deny(
+            Verdict::new(
                 Reason::NoMatchingRule,
                 format!(
                     "no rule of agent `{}` allows {}",
                     agent.name, resolved.display
                 ),
-                tool_use_id,
             )
-        };
-        finish(d, explanation)
+        }
     }
 
     fn resolve_tool<'a>(
@@ -680,7 +700,7 @@ impl Engine {
         agent: &'a AgentRt,
         req: &Request,
         explain: bool,
-    ) -> Result<Resolved<'a>, Box<Decision>> {
+    ) -> Result<Resolved<'a>, Verdict<'a>> {
         match &self.catalog {
             Some(cat) => {
                 let ids: &[u32] = cat.by_name.get(&req.tool).map(Vec::as_slice).unwrap_or(&[]);
@@ -699,15 +719,14 @@ impl Engine {
                                 None => "a host tool".to_string(),
                             })
                             .collect();
-                        return Err(Box::new(self.deny(
+                        return Err(Verdict::new(
                             Reason::AmbiguousTool,
                             format!(
                                 "tool `{}` is declared as {}; name the server in the request",
                                 req.tool,
                                 places.join(", ")
                             ),
-                            None,
-                        )));
+                        ));
                     }
                     None => None,
                 };
@@ -722,17 +741,16 @@ impl Engine {
                     )
                     .map(|s| format!(" (did you mean `{s}`?)"))
                     .unwrap_or_default();
-                    return Err(Box::new(self.deny(
+                    return Err(Verdict::new(
                         Reason::UnknownTool,
                         format!("unknown tool `{shown}`{hint}"),
-                        None,
-                    )));
+                    ));
                 };
                 let tool = &cat.tools[t as usize];
                 let slot = agent_id as usize * cat.n_tools + t as usize;
                 Ok(Resolved {
-                    display: std::borrow::Cow::Borrowed(tool.display.as_str()),
-                    needs_missing: cat.gate[slot].map(|p| self.perms.name(p).to_string()),
+                    display: Cow::Borrowed(tool.display.as_str()),
+                    needs_missing: cat.gate[slot].map(|p| Cow::Borrowed(self.perms.name(p))),
                     needs: if explain {
                         tool.needs
                             .iter()
@@ -743,7 +761,10 @@ impl Engine {
                     },
                     required: &tool.required,
                     group: &self.groups[agent.group as usize],
-                    candidates: evaluate::Candidates::List(agent.candidates.row(t as usize)),
+                    candidates: evaluate::Candidates::List {
+                        all: agent.candidates.row(t as usize),
+                        deny: agent.deny_candidates.row(t as usize),
+                    },
                 })
             }
             None => {
@@ -755,15 +776,14 @@ impl Engine {
                 let mut needs = Vec::new();
                 for text in req.permissions.iter().flatten() {
                     let p = parse_permission(text).map_err(|e| {
-                        Box::new(self.deny(
+                        Verdict::new(
                             Reason::BadRequest,
                             format!("bad request: permission {}", e.message(text)),
-                            None,
-                        ))
+                        )
                     })?;
                     if needs_missing.is_none() && !agent.grants.contains_permission(&self.perms, &p)
                     {
-                        needs_missing = Some(text.clone());
+                        needs_missing = Some(Cow::Owned(text.clone()));
                     }
                     needs.push(text.clone());
                 }
@@ -771,16 +791,15 @@ impl Engine {
                     Some(t) => match t.candidates(req.server.as_deref(), &req.tool, &self.automata)
                     {
                         Some(c) => evaluate::Candidates::Bits(c),
-                        None => return Err(Box::new(self.deny(
+                        None => return Err(Verdict::new(
                             Reason::InternalError,
                             "a matcher of the policy failed while deciding this call; it is denied",
-                            None,
-                        ))),
+                        )),
                     },
                     None => evaluate::Candidates::Bits(BitSet::new(0)),
                 };
                 Ok(Resolved {
-                    display: std::borrow::Cow::Owned(display),
+                    display: Cow::Owned(display),
                     needs_missing,
                     needs,
                     required: NO_REQUIRED,
@@ -790,11 +809,6 @@ impl Engine {
             }
         }
     }
-}
-
-fn finish(mut d: Decision, explanation: Option<Explanation>) -> Decision {
-    d.explanation = explanation.map(Box::new);
-    d
 }
 
 #[cfg(test)]

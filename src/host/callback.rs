@@ -47,8 +47,8 @@ pub enum PermissionResult {
     },
 }
 
-impl From<&Decision> for PermissionResult {
-    fn from(d: &Decision) -> PermissionResult {
+impl From<&Decision<'_>> for PermissionResult {
+    fn from(d: &Decision<'_>) -> PermissionResult {
         if d.is_allowed() {
             PermissionResult::Allow
         } else {

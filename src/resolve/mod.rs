@@ -23,8 +23,8 @@ use suggest::help_with;
 ///
 /// ```
 /// assert!(toolgate::resolve::REASONS.contains(&"no_matching_rule"));
-/// let d = toolgate::load::engine_from_str("p.policy", "agent a {}").unwrap()
-///     .decide(&toolgate::Request::new("a", "t"));
+/// let engine = toolgate::load::engine_from_str("p.policy", "agent a {}").unwrap();
+/// let d = engine.decide(&toolgate::Request::new("a", "t"));
 /// assert!(toolgate::resolve::REASONS.contains(&d.reason.as_str()));
 /// ```
 pub const REASONS: &[&str] = &[

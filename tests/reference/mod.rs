@@ -86,8 +86,8 @@ impl Outcome {
         Outcome {
             decision: d.decision.as_str(),
             reason: reason.to_string(),
-            permission: d.permission.clone(),
-            argument: d.argument.clone(),
+            permission: d.permission.as_deref().map(str::to_string),
+            argument: d.argument.as_deref().map(str::to_string),
             message: message_is_specified(reason).then(|| d.message.to_string()),
             rule: d.rule.as_ref().map(|r| {
                 (
