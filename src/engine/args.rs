@@ -45,7 +45,46 @@ pub fn visit<'a>(
     let Some((first, rest)) = path.split_first() else {
         return false;
     };
-    args.get(first).is_some_and(|root| walk(root, rest, f))
+    get(args, first).is_some_and(|root| walk(root, rest, f))
+}
+
+/// Up to this many keys, an object that hashes its keys is searched key by key.
+const SCAN_KEYS: usize = 8;
+
+/// The value under `key`.
+///
+/// serde_json's map is a `BTreeMap`, unless some crate in the build turns on its
+/// `preserve_order` feature (Cedar does, for one): then it is an `IndexMap` hashing every
+/// lookup with SipHash, which costs more than the whole rest of a decision. So with that map,
+/// the few keys a call's arguments usually have are compared one by one (a length check rejects
+/// most at once); otherwise the tree's own search is used.
+///
+/// # Example
+///
+/// ```
+/// let args = serde_json::json!({"path": "/a", "command": "ls"});
+/// let args = args.as_object().unwrap();
+/// assert_eq!(toolgate::engine::args::get(args, "command"), Some(&serde_json::json!("ls")));
+/// assert_eq!(toolgate::engine::args::get(args, "cwd"), None);
+/// ```
+#[inline]
+pub fn get<'a>(args: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if args.len() <= SCAN_KEYS && map_hashes_keys() {
+        args.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        args.get(key)
+    }
+}
+
+/// Whether serde_json's map keeps insertion order (and so hashes its keys), found once.
+fn map_hashes_keys() -> bool {
+    static ORDERED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ORDERED.get_or_init(|| {
+        let mut probe = Map::new();
+        probe.insert("b".into(), Value::Null);
+        probe.insert("a".into(), Value::Null);
+        probe.keys().next().is_some_and(|k| k == "b")
+    })
 }
 
 /// Follows `rest` from `v`; true when some value was reached at the end of the path.
@@ -55,7 +94,7 @@ fn walk<'a>(v: &'a Value, rest: &[String], f: &mut impl FnMut(&'a Value)) -> boo
         return true;
     };
     match v {
-        Value::Object(m) => m.get(key).is_some_and(|x| walk(x, more, f)),
+        Value::Object(m) => get(m, key).is_some_and(|x| walk(x, more, f)),
         Value::Array(items) => items
             .iter()
             .fold(false, |reached, item| walk(item, rest, f) | reached),
@@ -103,5 +142,19 @@ mod tests {
         assert_eq!(get(json!({"opts": [{"x": 1}]}), "opts.cwd"), None);
         assert_eq!(get(json!({"opts": "str"}), "opts.cwd"), None);
         assert_eq!(get(json!({"opts": []}), "opts.cwd"), None);
+    }
+
+    proptest::proptest! {
+        /// `get` answers as the map's own lookup, for objects below and above the scan limit
+        /// (whichever map type serde_json was built with).
+        #[test]
+        fn get_agrees_with_the_map(
+            keys in proptest::collection::vec("[a-c]{0,3}", 0..20),
+            key in "[a-c]{0,3}",
+        ) {
+            let m: serde_json::Map<String, serde_json::Value> =
+                keys.iter().enumerate().map(|(i, k)| (k.clone(), json!(i))).collect();
+            proptest::prop_assert_eq!(super::get(&m, &key), m.get(&key));
+        }
     }
 }

@@ -621,7 +621,7 @@ impl Engine {
         if let Some(arg) = resolved
             .required
             .iter()
-            .find(|a| !req.args.contains_key(a.as_str()))
+            .find(|a| args::get(&req.args, a).is_none())
         {
             return Verdict {
                 argument: Some(Cow::Borrowed(arg.as_str())),
