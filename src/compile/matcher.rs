@@ -1,6 +1,7 @@
 //! Substring needles matched in one pass (aho-corasick), for `contains` and `contains any`.
 //! The automaton is rebuilt from the needles when a bundle is loaded.
 
+use super::needle_table::NeedleTable;
 use aho_corasick::automaton::Automaton;
 use aho_corasick::automaton::StateID;
 use aho_corasick::{dfa, nfa::contiguous, Anchored, MatchKind};
@@ -32,6 +33,9 @@ pub struct NeedleMatcher {
     needles: Vec<String>,
     #[serde(skip)]
     ac: Option<Needles>,
+    /// Up to 64 needles (and a small enough automaton): the automaton as a compact table.
+    #[serde(skip)]
+    table: Option<NeedleTable>,
 }
 
 impl NeedleMatcher {
@@ -40,6 +44,7 @@ impl NeedleMatcher {
         let mut m = NeedleMatcher {
             needles: needles.to_vec(),
             ac: None,
+            table: None,
         };
         m.rebuild()?;
         Ok(m)
@@ -65,7 +70,12 @@ impl NeedleMatcher {
                 .build(&self.needles)
                 .map(Needles::Nfa)
         };
-        self.ac = Some(ac.map_err(error)?);
+        let ac = ac.map_err(error)?;
+        self.table = match &ac {
+            Needles::Dfa(a) => NeedleTable::new(a, &self.needles),
+            Needles::Nfa(a) => NeedleTable::new(a, &self.needles),
+        };
+        self.ac = Some(ac);
         Ok(())
     }
 
@@ -76,8 +86,16 @@ impl NeedleMatcher {
         &self,
         value: &str,
         seen: &mut super::bitset::BitSet,
-        hit: impl FnMut(usize),
+        mut hit: impl FnMut(usize),
     ) -> bool {
+        if let Some(table) = &self.table {
+            let mut found = table.find(value.as_bytes());
+            while found != 0 {
+                hit(found.trailing_zeros() as usize);
+                found &= found - 1;
+            }
+            return true;
+        }
         match &self.ac {
             Some(Needles::Dfa(a)) => find(a, value.as_bytes(), self.needles.len(), seen, hit),
             Some(Needles::Nfa(a)) => find(a, value.as_bytes(), self.needles.len(), seen, hit),
@@ -176,6 +194,16 @@ mod tests {
         assert_eq!(hits, vec![0, 2]);
     }
 
+    #[test]
+    fn few_short_needles_get_a_table_and_large_sets_the_automaton() {
+        let few = NeedleMatcher::new(&["rm -rf".into(), "mkfs".into(), "sudo ".into()]).unwrap();
+        assert!(few.table.is_some());
+        let long: Vec<String> = (0..20).map(|i| format!("{i}{}", "y".repeat(60))).collect();
+        assert!(NeedleMatcher::new(&long).unwrap().table.is_none());
+        let many: Vec<String> = (0..65).map(|i| format!("n{i}")).collect();
+        assert!(NeedleMatcher::new(&many).unwrap().table.is_none());
+    }
+
     proptest::proptest! {
         /// The direct walk finds the needles aho-corasick's own overlapping search finds, on
         /// both automaton kinds (few needles: DFA; many: contiguous NFA).
@@ -183,10 +211,14 @@ mod tests {
         fn walk_agrees_with_aho_corasick(
             needles in proptest::collection::vec("[ab/]{0,3}", 1..6),
             filler in 0usize..120,
+            long in proptest::bool::ANY,
             hay in "[ab/ ]{0,16}",
         ) {
+            // Long filler needles rule the compact table out, so that up to 64 needles the
+            // automaton is walked directly too.
+            let tail = if long { "y".repeat(60) } else { "zz".to_string() };
             let mut all = needles.clone();
-            all.extend((0..filler).map(|i| format!("zz{i}zz")));
+            all.extend((0..filler).map(|i| format!("zz{i}{tail}")));
             let m = NeedleMatcher::new(&all).unwrap();
             let mut seen = crate::compile::bitset::BitSet::new(all.len());
             let mut walked = Vec::new();

@@ -9,6 +9,7 @@ pub mod glob;
 pub(crate) mod group;
 pub mod index;
 pub mod matcher;
+pub mod needle_table;
 pub mod path;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
