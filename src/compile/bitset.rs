@@ -7,6 +7,9 @@ pub struct BitSet {
 }
 
 impl BitSet {
+    /// The empty set with room for nothing (usable in constants).
+    pub const EMPTY: BitSet = BitSet { words: Vec::new() };
+
     /// An empty set able to hold IDs `0..len`.
     pub fn new(len: usize) -> BitSet {
         BitSet {

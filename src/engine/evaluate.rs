@@ -15,14 +15,18 @@ use crate::syntax::ast::Effect;
 use serde_json::{Map, Value};
 use std::cell::RefCell;
 
-/// The firing rules (local IDs), first in source order.
-pub(crate) struct Outcome {
-    pub first_deny: Option<u32>,
-    pub first_allow: Option<u32>,
-    /// When explaining: each candidate rule, with `None` if it fired, else the position of
-    /// its first failing condition among the rule's own.
-    pub trace: Option<Vec<(u32, Option<usize>)>>,
+/// The rule that decides (a local ID): the first deny that fires, else the first allow, in
+/// source order. Small enough to be returned in registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fired {
+    Deny(u32),
+    Allow(u32),
+    Nothing,
 }
+
+/// When explaining: each candidate rule, with `None` if it fired, else the position of its
+/// first failing condition among the rule's own.
+pub(crate) type Trace = Vec<(u32, Option<usize>)>;
 
 /// Which of a group's rules may fire for this call.
 pub(crate) enum Candidates<'a> {
@@ -105,8 +109,29 @@ struct Scratch {
     seen: BitSet,
 }
 
+impl Held {
+    const EMPTY: Held = Held {
+        bits: BitSet::EMPTY,
+        set: Vec::new(),
+    };
+}
+
+impl Scratch {
+    const EMPTY: Scratch = Scratch {
+        allow: Held::EMPTY,
+        deny: Held::EMPTY,
+        states: Vec::new(),
+        hits: Vec::new(),
+        dfa: Vec::new(),
+        value: Vec::new(),
+        common: Vec::new(),
+        seen: BitSet::EMPTY,
+    };
+}
+
 thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+    // Initialised at compile time: reaching it costs no "first use on this thread" check.
+    static SCRATCH: RefCell<Scratch> = const { RefCell::new(Scratch::EMPTY) };
 }
 
 /// The shared automata an evaluation reads.
@@ -116,19 +141,20 @@ struct Judge<'e> {
 }
 
 impl Group {
-    /// Evaluates the group for the candidate rules. Returns `None` when a matcher failed
-    /// (the caller denies).
+    /// Evaluates the group for the candidate rules; when `trace` is given, records every
+    /// candidate rule's outcome in it. Returns `None` when a matcher failed (the caller
+    /// denies).
     pub(crate) fn evaluate(
         &self,
         args: &Map<String, Value>,
         candidates: &Candidates,
         automata: &Automata,
         needles: &[NeedleMatcher],
-        explain: bool,
-    ) -> Option<Outcome> {
+        trace: Option<&mut Trace>,
+    ) -> Option<Fired> {
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
             Ok(mut scratch) => {
-                self.evaluate_with(args, candidates, automata, needles, explain, &mut scratch)
+                self.evaluate_with(args, candidates, automata, needles, trace, &mut scratch)
             }
             // Re-entered on this thread (cannot happen in practice): use fresh buffers.
             Err(_) => self.evaluate_with(
@@ -136,7 +162,7 @@ impl Group {
                 candidates,
                 automata,
                 needles,
-                explain,
+                trace,
                 &mut Scratch::default(),
             ),
         })
@@ -151,9 +177,10 @@ impl Group {
         candidates: &Candidates,
         automata: &Automata,
         needles: &[NeedleMatcher],
-        explain: bool,
+        trace: Option<&mut Trace>,
         s: &mut Scratch,
-    ) -> Option<Outcome> {
+    ) -> Option<Fired> {
+        let explain = trace.is_some();
         s.allow.reset(self.n_conds);
         s.deny.reset(self.n_conds);
         s.states.clear();
@@ -189,35 +216,32 @@ impl Group {
             }
             _ => self.first_firing(Effect::Deny, candidates, s),
         };
-        if first_deny.is_some() && !explain {
-            return Some(Outcome {
-                first_deny,
-                first_allow: None,
-                trace: None,
-            });
+        if let (Some(local), false) = (first_deny, explain) {
+            return Some(Fired::Deny(local));
         }
         for a in 0..self.args.len() {
             judge_arg(a, s)?;
         }
         let first_allow = self.first_firing(Effect::Allow, candidates, s);
-        let trace = explain.then(|| {
-            (0..self.rules.len() as u32)
-                .filter(|&local| candidates.contains(local))
-                .map(|local| {
-                    let effect = self.effects[local as usize];
-                    let failed = self
-                        .rule_conds
-                        .row(local as usize)
-                        .iter()
-                        .position(|&c| !self.holds(c, effect, s));
-                    (local, failed)
-                })
-                .collect()
-        });
-        Some(Outcome {
-            first_allow,
-            first_deny,
-            trace,
+        if let Some(trace) = trace {
+            trace.extend(
+                (0..self.rules.len() as u32)
+                    .filter(|&local| candidates.contains(local))
+                    .map(|local| {
+                        let effect = self.effects[local as usize];
+                        let failed = self
+                            .rule_conds
+                            .row(local as usize)
+                            .iter()
+                            .position(|&c| !self.holds(c, effect, s));
+                        (local, failed)
+                    }),
+            );
+        }
+        Some(match (first_deny, first_allow) {
+            (Some(local), _) => Fired::Deny(local),
+            (None, Some(local)) => Fired::Allow(local),
+            (None, None) => Fired::Nothing,
         })
     }
 

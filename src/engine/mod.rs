@@ -637,12 +637,13 @@ impl Engine {
 
         // 5. rules
         let group = resolved.group;
-        let Some(outcome) = group.evaluate(
+        let mut trace = evaluate::Trace::new();
+        let Some(fired) = group.evaluate(
             &req.args,
             &resolved.candidates,
             &self.automata,
             &self.needles,
-            explain,
+            explain.then_some(&mut trace),
         ) else {
             return Verdict::new(
                 Reason::InternalError,
@@ -651,7 +652,7 @@ impl Engine {
         };
         if let Some(e) = explanation.as_mut() {
             e.default = Some(agent.default.as_str().to_string());
-            for &(local, failed) in outcome.trace.iter().flatten() {
+            for &(local, failed) in &trace {
                 let Some(&rule_id) = group.rules.get(local as usize) else {
                     continue;
                 };
@@ -669,12 +670,11 @@ impl Engine {
                 });
             }
         }
-        let fired = outcome
-            .first_deny
-            .map(|local| (local, Reason::DeniedByRule))
-            .or(outcome
-                .first_allow
-                .map(|local| (local, Reason::AllowedByRule)));
+        let fired = match fired {
+            evaluate::Fired::Deny(local) => Some((local, Reason::DeniedByRule)),
+            evaluate::Fired::Allow(local) => Some((local, Reason::AllowedByRule)),
+            evaluate::Fired::Nothing => None,
+        };
         if let Some((local, reason)) = fired {
             let rule = &self.rules[group.rules[local as usize] as usize];
             Verdict {
