@@ -196,12 +196,19 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Engine, BundleError> {
     if digest.as_slice() != &bytes[24..56] {
         return Err(err(BundleErrorKind::Checksum));
     }
+    let mut engine = decode_payload(payload)?;
+    engine.policy_hash = hex(&digest);
+    Ok(engine)
+}
+
+/// Decodes, validates and rebuilds an engine from a payload (the policy hash is left to the
+/// caller).
+pub(crate) fn decode_payload(payload: &[u8]) -> Result<Engine, BundleError> {
     let mut engine: Engine = postcard::from_bytes(payload)
         .map_err(|e| err(BundleErrorKind::Malformed(e.to_string())))?;
     engine
         .validate_and_rebuild()
         .map_err(|m| err(BundleErrorKind::Inconsistent(m)))?;
-    engine.policy_hash = hex(&digest);
     Ok(engine)
 }
 

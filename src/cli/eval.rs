@@ -39,13 +39,8 @@ pub struct Args {
 
 /// Runs `eval`.
 pub fn run(args: Args) -> Exit {
-    let engine = match load_engine(&args.policy) {
-        // Compiled here: the engine's tables sit among what compiling left behind on the
-        // heap. Passing it through its bundle packs them together again, so a long stream of
-        // requests costs the same per decision as with a bundle (at 10,000 rules, three times
-        // less when the requests touch many rules).
-        Ok((engine, Some(_))) => Engine::from_bundle(&engine.to_bundle()).unwrap_or(engine),
-        Ok((engine, None)) => engine,
+    let (engine, _) = match load_engine(&args.policy) {
+        Ok(x) => x,
         Err(code) => return code,
     };
     let stdout = std::io::stdout();
