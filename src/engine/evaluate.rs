@@ -65,13 +65,17 @@ enum ArgState {
 
 /// Conditions that hold: a bitset for membership plus the list of what was set, so that
 /// clearing and enumerating cost what was set, not the size of the group.
-#[derive(Default)]
 struct Held {
     bits: BitSet,
     set: Vec<u32>,
 }
 
 impl Held {
+    const EMPTY: Held = Held {
+        bits: BitSet::EMPTY,
+        set: Vec::new(),
+    };
+
     /// Empties the set (touching only what was set) and makes room for `n` conditions.
     #[inline]
     fn reset(&mut self, n: usize) {
@@ -97,7 +101,6 @@ impl Held {
 }
 
 /// Per-thread buffers, reused across decisions.
-#[derive(Default)]
 struct Scratch {
     allow: Held,
     deny: Held,
@@ -107,13 +110,6 @@ struct Scratch {
     value: Vec<u32>,
     common: Vec<u32>,
     seen: BitSet,
-}
-
-impl Held {
-    const EMPTY: Held = Held {
-        bits: BitSet::EMPTY,
-        set: Vec::new(),
-    };
 }
 
 impl Scratch {
@@ -157,14 +153,10 @@ impl Group {
                 self.evaluate_with(args, candidates, automata, needles, trace, &mut scratch)
             }
             // Re-entered on this thread (cannot happen in practice): use fresh buffers.
-            Err(_) => self.evaluate_with(
-                args,
-                candidates,
-                automata,
-                needles,
-                trace,
-                &mut Scratch::default(),
-            ),
+            Err(_) => {
+                let mut fresh = Scratch::EMPTY;
+                self.evaluate_with(args, candidates, automata, needles, trace, &mut fresh)
+            }
         })
     }
 
