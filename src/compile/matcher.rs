@@ -86,14 +86,10 @@ impl NeedleMatcher {
         &self,
         value: &str,
         seen: &mut super::bitset::BitSet,
-        mut hit: impl FnMut(usize),
+        hit: impl FnMut(usize),
     ) -> bool {
         if let Some(table) = &self.table {
-            let mut found = table.find(value.as_bytes());
-            while found != 0 {
-                hit(found.trailing_zeros() as usize);
-                found &= found - 1;
-            }
+            for_each_bit(table.find(value.as_bytes()), hit);
             return true;
         }
         match &self.ac {
@@ -135,10 +131,7 @@ fn find<A: Automaton>(
             }
             found & all == all
         });
-        while found != 0 {
-            hit(found.trailing_zeros() as usize);
-            found &= found - 1;
-        }
+        for_each_bit(found, hit);
         walked
     } else {
         seen.reset(n_needles);
@@ -153,6 +146,15 @@ fn find<A: Automaton>(
             }
             found >= n_needles
         })
+    }
+}
+
+/// Calls `f` with the position of each bit set in `bits`, lowest first.
+#[inline]
+fn for_each_bit(mut bits: u64, mut f: impl FnMut(usize)) {
+    while bits != 0 {
+        f(bits.trailing_zeros() as usize);
+        bits &= bits - 1;
     }
 }
 
