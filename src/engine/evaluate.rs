@@ -46,6 +46,15 @@ impl Candidates<'_> {
     }
 }
 
+/// Appends `items` to `out`. Condition lists are a few items long, where a loop beats
+/// `extend_from_slice`'s call into `memcpy`.
+#[inline]
+fn extend_small(out: &mut Vec<u32>, items: &[u32]) {
+    for &c in items {
+        out.push(c);
+    }
+}
+
 /// With at most this many candidate rules, each is checked directly.
 const DIRECT_CANDIDATES: usize = 32;
 
@@ -194,20 +203,7 @@ impl Group {
                 judge_arg(a as usize, s)?;
             }
         }
-        let first_deny = match candidates {
-            // Few deny candidates (the usual case with a catalog): check each, in order. Every
-            // argument a deny rule reads was judged above, so its conditions hold exactly when
-            // they are in the deny set.
-            Candidates::List { deny, .. } if deny.len() <= DIRECT_CANDIDATES => {
-                deny.iter().copied().find(|&local| {
-                    self.rule_conds
-                        .row(local as usize)
-                        .iter()
-                        .all(|&c| s.deny.contains(c))
-                })
-            }
-            _ => self.first_firing(Effect::Deny, candidates, s),
-        };
+        let first_deny = self.first_firing(Effect::Deny, candidates, s);
         if let (Some(local), false) = (first_deny, explain) {
             return Some(Fired::Deny(local));
         }
@@ -239,6 +235,11 @@ impl Group {
 
     /// Whether condition `c` holds for a rule of this effect.
     fn holds(&self, c: u32, effect: Effect, s: &Scratch) -> bool {
+        // Judging an argument is what puts its conditions in the deny set, so a deny
+        // condition holds exactly when it is there.
+        if effect == Effect::Deny {
+            return s.deny.contains(c);
+        }
         let Some(&a) = self.cond_arg.get(c as usize) else {
             return false;
         };
@@ -246,12 +247,11 @@ impl Group {
         else {
             return false;
         };
-        match (effect, state) {
-            (_, ArgState::Unjudged) => false,
-            (Effect::Deny, _) => s.deny.contains(c),
-            (Effect::Allow, ArgState::Absent) => !arg.present.contains(&c),
-            (Effect::Allow, ArgState::Empty) => true,
-            (Effect::Allow, ArgState::Judged) => s.allow.contains(c),
+        match state {
+            ArgState::Unjudged => false,
+            ArgState::Absent => !arg.present.contains(&c),
+            ArgState::Empty => true,
+            ArgState::Judged => s.allow.contains(c),
         }
     }
 
@@ -268,6 +268,13 @@ impl Group {
     fn first_firing(&self, effect: Effect, candidates: &Candidates, s: &Scratch) -> Option<u32> {
         let of_effect = |local: u32| self.effects.get(local as usize) == Some(&effect);
         match candidates {
+            // Few candidates (the usual case with a catalog): check each, in order; a deny
+            // is looked for among the tool's deny rules only.
+            Candidates::List { deny, .. }
+                if effect == Effect::Deny && deny.len() <= DIRECT_CANDIDATES =>
+            {
+                deny.iter().copied().find(|&local| self.fires(local, s))
+            }
             Candidates::List { all, .. } if all.len() <= DIRECT_CANDIDATES => all
                 .iter()
                 .copied()
@@ -395,18 +402,14 @@ impl Judge<'_> {
                         return None;
                     }
                     for &p in &s.hits {
-                        for &c in r.conds.row(p as usize) {
-                            s.value.push(c);
-                        }
+                        extend_small(&mut s.value, r.conds.row(p as usize));
                     }
                 }
                 if let Some(n) = &arg.needles {
                     let m = self.needles.get(n.matcher as usize)?;
                     let (value_out, conds) = (&mut s.value, &n.conds);
                     if !m.matches(text, &mut s.seen, |id| {
-                        for &c in conds.row(id) {
-                            value_out.push(c);
-                        }
+                        extend_small(value_out, conds.row(id))
                     }) {
                         return None;
                     }
@@ -424,9 +427,7 @@ impl Judge<'_> {
                                 return None;
                             }
                             for &p in &s.hits {
-                                for &c in r.conds.row(p as usize) {
-                                    s.value.push(c);
-                                }
+                                extend_small(&mut s.value, r.conds.row(p as usize));
                             }
                         }
                         None => unreadable_path = true,

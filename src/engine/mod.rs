@@ -221,20 +221,11 @@ impl AgentRt {
     /// Computes the tables derived from the stored ones (after building, and after loading
     /// a bundle once the stored tables are validated).
     pub(crate) fn derive(&mut self, group: &Group, n_tools: usize) {
-        let mut deny = crate::compile::csr::Csr::default();
-        if self.targets.is_none() {
-            for t in 0..n_tools {
-                let row: Vec<u32> = self
-                    .candidates
-                    .row(t)
-                    .iter()
-                    .copied()
-                    .filter(|&local| group.effects.get(local as usize) == Some(&Effect::Deny))
-                    .collect();
-                deny.push_row(&row);
-            }
-        }
-        self.deny_candidates = deny;
+        let is_deny = |&local: &u32| group.effects.get(local as usize) == Some(&Effect::Deny);
+        self.deny_candidates = crate::compile::csr::Csr::from_rows((0..n_tools).map(|t| {
+            let row = self.candidates.row(t).iter().copied();
+            row.filter(is_deny).collect::<Vec<u32>>()
+        }));
     }
 }
 
@@ -506,19 +497,6 @@ impl Engine {
         }
     }
 
-    /// A denial with no rule, stamped with this engine's policy hash.
-    fn deny<'e>(
-        &'e self,
-        reason: Reason,
-        message: impl Into<Cow<'e, str>>,
-        tool_use_id: Option<String>,
-    ) -> Decision<'e> {
-        Decision {
-            policy_hash: Cow::Borrowed(&self.policy_hash),
-            ..Decision::deny(reason, message, tool_use_id)
-        }
-    }
-
     /// A `bad_request` denial for input that is not a request at all (for example a line
     /// that is not UTF-8), stamped with this engine's policy hash.
     ///
@@ -532,7 +510,10 @@ impl Engine {
         message: impl Into<Cow<'e, str>>,
         tool_use_id: Option<String>,
     ) -> Decision<'e> {
-        self.deny(Reason::BadRequest, message, tool_use_id)
+        Decision {
+            policy_hash: Cow::Borrowed(&self.policy_hash),
+            ..Decision::deny(Reason::BadRequest, message, tool_use_id)
+        }
     }
 
     /// The names of the agents, in declaration order.
@@ -677,27 +658,26 @@ impl Engine {
                 });
             }
         }
-        let fired = match fired {
-            evaluate::Fired::Deny(local) => Some((local, Reason::DeniedByRule)),
-            evaluate::Fired::Allow(local) => Some((local, Reason::AllowedByRule)),
-            evaluate::Fired::Nothing => None,
-        };
-        if let Some((local, reason)) = fired {
-            let rule = &self.rules[group.rules[local as usize] as usize];
-            Verdict {
-                rule: Some(&rule.info),
-                ..Verdict::new(reason, rule.message.as_str())
+        let (local, reason) = match fired {
+            evaluate::Fired::Deny(local) => (local, Reason::DeniedByRule),
+            evaluate::Fired::Allow(local) => (local, Reason::AllowedByRule),
+            evaluate::Fired::Nothing if agent.default == Effect::Allow => {
+                return Verdict::new(Reason::DefaultAllow, agent.default_message.as_str())
             }
-        } else if agent.default == Effect::Allow {
-            Verdict::new(Reason::DefaultAllow, agent.default_message.as_str())
-        } else {
-            Verdict::new(
-                Reason::NoMatchingRule,
-                format!(
-                    "no rule of agent `{}` allows {}",
-                    agent.name, resolved.display
-                ),
-            )
+            evaluate::Fired::Nothing => {
+                return Verdict::new(
+                    Reason::NoMatchingRule,
+                    format!(
+                        "no rule of agent `{}` allows {}",
+                        agent.name, resolved.display
+                    ),
+                )
+            }
+        };
+        let rule = &self.rules[group.rules[local as usize] as usize];
+        Verdict {
+            rule: Some(&rule.info),
+            ..Verdict::new(reason, rule.message.as_str())
         }
     }
 
