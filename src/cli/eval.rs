@@ -168,13 +168,8 @@ fn answer_stream<R: Read>(
     while let Some(line) = read_line_bounded(input, &mut kept)? {
         if !line.blank {
             let d = if line.len > MAX_REQUEST_BYTES {
-                engine.bad_request(
-                    format!(
-                        "bad request: request is {} bytes; the limit is {MAX_REQUEST_BYTES}",
-                        line.len
-                    ),
-                    None,
-                )
+                let bad = toolgate::engine::BadRequest::too_large(line.len);
+                engine.bad_request(format!("bad request: {}", bad.message), None)
             } else {
                 decide_line(engine, &kept, args.explain)
             };

@@ -58,6 +58,23 @@ pub struct BadRequest {
     pub tool_use_id: Option<String>,
 }
 
+impl BadRequest {
+    /// A request of `len` bytes, over [`MAX_REQUEST_BYTES`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let e = toolgate::engine::BadRequest::too_large(5 << 20);
+    /// assert_eq!(e.message, format!("request is {} bytes; the limit is 1048576", 5 << 20));
+    /// ```
+    pub fn too_large(len: usize) -> BadRequest {
+        BadRequest {
+            message: format!("request is {len} bytes; the limit is {MAX_REQUEST_BYTES}"),
+            tool_use_id: None,
+        }
+    }
+}
+
 impl Request {
     /// A request for `tool` by `agent` with no arguments.
     ///
@@ -145,13 +162,7 @@ impl Request {
     /// ```
     pub fn from_json(text: &str) -> Result<Request, BadRequest> {
         if text.len() > MAX_REQUEST_BYTES {
-            return Err(BadRequest {
-                message: format!(
-                    "request is {} bytes; the limit is {MAX_REQUEST_BYTES}",
-                    text.len()
-                ),
-                tool_use_id: None,
-            });
+            return Err(BadRequest::too_large(text.len()));
         }
         match super::json::parse_request_fields(text) {
             Ok(Some(fields)) => Request::from_fields(fields),
