@@ -38,6 +38,15 @@ pub struct DfaError {
     pub too_large: bool,
 }
 
+/// How searches of `dfa` start: anchored when it was built anchored.
+fn anchored_mode(dfa: &dense::DFA<Vec<u32>>) -> Anchored {
+    if dfa.start_kind() == StartKind::Anchored {
+        Anchored::Yes
+    } else {
+        Anchored::No
+    }
+}
+
 /// A dense DFA reporting every pattern that matches.
 #[derive(Clone, Debug)]
 pub struct Dfa {
@@ -49,15 +58,10 @@ pub struct Dfa {
 
 impl Dfa {
     fn new(dfa: dense::DFA<Vec<u32>>) -> Dfa {
-        let mode = if dfa.start_kind() == StartKind::Anchored {
-            Anchored::Yes
-        } else {
-            Anchored::No
-        };
         let start = if dfa.has_empty() && dfa.is_utf8() {
             None
         } else {
-            dfa.universal_start_state(mode)
+            dfa.universal_start_state(anchored_mode(&dfa))
         };
         Dfa { dfa, start }
     }
@@ -111,13 +115,8 @@ impl Dfa {
                     // Never built by toolgate (its automata are byte-oriented); kept correct.
                     return self.matches_by_search(hay, start, out);
                 }
-                let anchored = if dfa.start_kind() == StartKind::Anchored {
-                    Anchored::Yes
-                } else {
-                    Anchored::No
-                };
                 let config = start::Config::new()
-                    .anchored(anchored)
+                    .anchored(anchored_mode(dfa))
                     .look_behind(start.checked_sub(1).and_then(|i| hay.get(i).copied()));
                 match dfa.start_state(&config) {
                     Ok(sid) => sid,
@@ -164,14 +163,9 @@ impl Dfa {
 
     /// [`Dfa::matches`] through regex-automata's overlapping search.
     fn matches_by_search(&self, hay: &[u8], start: usize, out: &mut Vec<u32>) -> bool {
-        let anchored = self.dfa.start_kind() == StartKind::Anchored;
         let input = Input::new(hay)
             .range(start.min(hay.len())..)
-            .anchored(if anchored {
-                Anchored::Yes
-            } else {
-                Anchored::No
-            });
+            .anchored(anchored_mode(&self.dfa));
         let mut state = OverlappingState::start();
         loop {
             if self
