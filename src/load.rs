@@ -306,3 +306,99 @@ pub fn engine_from_str(name: &str, text: &str) -> Result<Engine, PolicyError> {
     sources.add(name, text);
     engine_from_sources(sources).map(|(e, _, _)| e)
 }
+
+/// Why [`engine_from_paths`] could not load a policy.
+#[derive(Debug)]
+pub enum LoadFailure {
+    /// A file or folder could not be read (a usage or I/O problem).
+    Io(LoadError),
+    /// The file is a bundle, but it is corrupt, truncated, foreign or of another version.
+    Bundle {
+        /// The bundle's path.
+        path: PathBuf,
+        /// What is wrong with it.
+        error: crate::bundle::BundleError,
+    },
+    /// The policy source has errors; nothing was loaded.
+    Policy(PolicyError),
+}
+
+impl std::fmt::Display for LoadFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadFailure::Io(e) => write!(f, "{e}"),
+            LoadFailure::Bundle { path, error } => {
+                write!(f, "{}: {error} [{}]", path.display(), error.code())
+            }
+            LoadFailure::Policy(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadFailure {}
+
+/// What [`engine_from_paths`] loaded.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The engine, ready to decide.
+    pub engine: Engine,
+    /// The resolved policy, for source input only (a bundle carries none).
+    pub policy: Option<Policy>,
+    /// Warnings found while compiling source input (empty for a bundle).
+    pub warnings: Diagnostics,
+}
+
+/// Loads the policy the paths stand for, the way every toolgate command does: a single file
+/// that starts with the bundle magic bytes is loaded as a compiled bundle; anything else is
+/// read as `.policy` files and folders of them, merged and compiled.
+///
+/// # Errors
+///
+/// A [`LoadFailure`] saying whether reading, the bundle or the policy failed.
+///
+/// # Example
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let src = dir.path().join("p.policy");
+/// std::fs::write(&src, "tool t\nagent a { allow t }").unwrap();
+/// let from_source = toolgate::load::engine_from_paths(&[src]).unwrap();
+/// let bundle = dir.path().join("p.bundle");
+/// std::fs::write(&bundle, from_source.engine.to_bundle()).unwrap();
+/// let from_bundle = toolgate::load::engine_from_paths(&[bundle]).unwrap();
+/// assert_eq!(from_source.engine.policy_hash(), from_bundle.engine.policy_hash());
+/// assert!(from_bundle.policy.is_none());
+/// ```
+pub fn engine_from_paths(paths: &[PathBuf]) -> Result<Loaded, LoadFailure> {
+    if let [path] = paths {
+        if path.is_file() {
+            let bytes = std::fs::read(path).map_err(|e| {
+                LoadFailure::Io(LoadError {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })
+            })?;
+            if crate::bundle::looks_like_bundle(&bytes) {
+                return match Engine::from_bundle(&bytes) {
+                    Ok(engine) => Ok(Loaded {
+                        engine,
+                        policy: None,
+                        warnings: Diagnostics::new(),
+                    }),
+                    Err(error) => Err(LoadFailure::Bundle {
+                        path: path.clone(),
+                        error,
+                    }),
+                };
+            }
+        }
+    }
+    let sources = read_sources(paths).map_err(LoadFailure::Io)?;
+    engine_from_sources(sources)
+        .map(|(engine, policy, warnings)| Loaded {
+            engine,
+            policy: Some(policy),
+            warnings,
+        })
+        .map_err(LoadFailure::Policy)
+}

@@ -90,33 +90,23 @@ pub fn print_diagnostics(diags: &Diagnostics, sources: &SourceMap) {
 pub fn load_engine(
     paths: &[PathBuf],
 ) -> Result<(toolgate::Engine, Option<toolgate::resolve::Policy>), Exit> {
-    if let [path] = paths {
-        if path.is_file() {
-            let bytes = std::fs::read(path).map_err(|e| {
-                eprintln!("error: {}: {e}", path.display());
-                Exit::Usage
-            })?;
-            if toolgate::bundle::looks_like_bundle(&bytes) {
-                return match toolgate::Engine::from_bundle(&bytes) {
-                    Ok(engine) => Ok((engine, None)),
-                    Err(e) => {
-                        eprintln!("error[{}]: {}: {e}", e.code(), path.display());
-                        Err(Exit::Failure)
-                    }
-                };
+    use toolgate::load::LoadFailure;
+    match toolgate::load::engine_from_paths(paths) {
+        Ok(loaded) => {
+            if let Some(policy) = &loaded.policy {
+                print_diagnostics(&loaded.warnings, &policy.sources);
             }
+            Ok((loaded.engine, loaded.policy))
         }
-    }
-    let sources = toolgate::load::read_sources(paths).map_err(|e| {
-        eprintln!("error: {e}");
-        Exit::Usage
-    })?;
-    match toolgate::load::engine_from_sources(sources) {
-        Ok((engine, policy, warnings)) => {
-            print_diagnostics(&warnings, &policy.sources);
-            Ok((engine, Some(policy)))
+        Err(LoadFailure::Io(e)) => {
+            eprintln!("error: {e}");
+            Err(Exit::Usage)
         }
-        Err(err) => {
+        Err(LoadFailure::Bundle { path, error }) => {
+            eprintln!("error[{}]: {}: {error}", error.code(), path.display());
+            Err(Exit::Failure)
+        }
+        Err(LoadFailure::Policy(err)) => {
             print_diagnostics(&err.diagnostics, &err.sources);
             let n = err.diagnostics.error_count();
             eprintln!(
