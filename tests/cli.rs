@@ -1208,3 +1208,50 @@ fn eval_answers_each_request_of_a_conversation_before_the_next_arrives() {
     drop(stdin);
     assert!(child.wait().expect("toolgate exits").success());
 }
+
+#[cfg(unix)]
+#[test]
+fn gateway_subcommands_are_handed_to_toolgate_gateway_unchanged() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new().unwrap();
+    let fake = dir.path().join("toolgate-gateway");
+    std::fs::write(&fake, "#!/bin/sh\nprintf '%s|' \"$@\"\nexit 7\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for (args, seen) in [
+        (
+            &["gateway", "--config", "g.toml"][..],
+            "gateway|--config|g.toml|",
+        ),
+        (&["keys", "add", "bot"][..], "keys|add|bot|"),
+        (
+            &["check", "--against", "g.toml", "p/"][..],
+            "check|--against|g.toml|p/|",
+        ),
+    ] {
+        let out = toolgate()
+            .env("TOOLGATE_GATEWAY", &fake)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(7), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), seen);
+    }
+    // A plain `check` is still toolgate's own.
+    let out = toolgate()
+        .env("TOOLGATE_GATEWAY", &fake)
+        .args(["check", example().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn gateway_subcommand_without_gateway_executable_is_a_usage_error() {
+    let out = toolgate()
+        .env("TOOLGATE_GATEWAY", "/nonexistent/toolgate-gateway")
+        .args(["serve"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run"));
+}

@@ -3,6 +3,7 @@
 mod check;
 mod compile;
 mod eval;
+mod external;
 mod fmt;
 mod output;
 mod test;
@@ -26,7 +27,7 @@ pub enum Exit {
 }
 
 #[derive(Parser)]
-#[command(name = "toolgate", version, about = "Decide whether an AI agent may make a tool call", long_about = None)]
+#[command(name = "toolgate", version, about = "Decide whether an AI agent may make a tool call", long_about = None, after_help = external::HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -50,6 +51,10 @@ enum Command {
 
 /// Parses the command line and runs the subcommand; returns the exit code.
 pub fn run() -> i32 {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if external::is_forwarded(&args) {
+        return external::run(&args);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
