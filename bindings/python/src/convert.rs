@@ -1,0 +1,220 @@
+//! Python values to JSON and back, walking the Python objects in Rust.
+//!
+//! The mapping is exactly JSON, as the CLI's strict request parser reads it:
+//!
+//! | Python | JSON |
+//! | --- | --- |
+//! | `None` | `null` |
+//! | `bool` | `true` / `false` |
+//! | `int` (and subclasses) | an integer when it fits `i64` or `u64`, else the nearest `f64` (as a JSON parser reads a long integer literal); beyond `f64`'s range it is refused |
+//! | `float` (and subclasses) | a number; NaN and infinities are refused |
+//! | `str` (and subclasses) | a string; a lone surrogate is refused |
+//! | `dict` (and subclasses) | an object; every key must be a `str`, and two keys with the same text are refused (a duplicate key) |
+//! | `list`, `tuple` (and subclasses) | an array |
+//! | anything else (`bytes`, `set`, objects, ...) | refused |
+//!
+//! Containers nest at most [`MAX_DEPTH`] deep, counting the request object itself, as in the
+//! CLI; a recursive structure hits that limit. A refused value is never an exception: the
+//! caller turns a [`Refusal`] into a `bad_request` decision.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde_json::{Map, Number, Value};
+
+/// The deepest nesting of objects and arrays a request may have, the request object included
+/// (the CLI's JSON parser refuses the 128th level).
+pub const MAX_DEPTH: usize = 127;
+
+/// One step of the path from the request to a refused value.
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// Why a Python value has no JSON form, and where it is.
+pub struct Refusal {
+    /// What is wrong with the value.
+    what: String,
+    /// The path from the top, innermost step first (it is built while unwinding).
+    steps: Vec<Step>,
+}
+
+impl Refusal {
+    fn new(what: impl Into<String>) -> Refusal {
+        Refusal {
+            what: what.into(),
+            steps: Vec::new(),
+        }
+    }
+
+    fn at(mut self, step: Step) -> Refusal {
+        self.steps.push(step);
+        self
+    }
+
+    /// The refusal under one more key (used by callers that convert a field themselves).
+    pub fn under(self, key: &str) -> Refusal {
+        self.at(Step::Key(key.to_string()))
+    }
+
+    /// The message of the `bad_request` decision: `bad request: `args.p[0]` ...`.
+    pub fn message(&self) -> String {
+        let mut path = String::new();
+        for step in self.steps.iter().rev() {
+            match step {
+                Step::Key(k) => {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(k);
+                }
+                Step::Index(i) => path.push_str(&format!("[{i}]")),
+            }
+        }
+        if path.is_empty() {
+            format!("bad request: the request {}", self.what)
+        } else {
+            format!("bad request: `{path}` {}", self.what)
+        }
+    }
+}
+
+/// The Python type name of a value, for messages.
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "object".to_string())
+}
+
+/// Converts one Python value at nesting `depth` (the number of containers around it).
+pub fn to_json(obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Refusal> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        return string(s).map(Value::String);
+    }
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = obj.cast_exact::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        return object(d, depth + 1).map(Value::Object);
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return integer(obj);
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        let v = f.value();
+        return Number::from_f64(v).map(Value::Number).ok_or_else(|| {
+            Refusal::new(format!(
+                "is the float `{v}`; NaN and infinities are not JSON numbers"
+            ))
+        });
+    }
+    if let Ok(l) = obj.cast::<PyList>() {
+        check_depth(depth + 1)?;
+        let mut out = Vec::with_capacity(l.len());
+        for (i, item) in l.iter().enumerate() {
+            out.push(to_json(&item, depth + 1).map_err(|r| r.at(Step::Index(i)))?);
+        }
+        return Ok(Value::Array(out));
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        check_depth(depth + 1)?;
+        let mut out = Vec::with_capacity(t.len());
+        for (i, item) in t.iter().enumerate() {
+            out.push(to_json(&item, depth + 1).map_err(|r| r.at(Step::Index(i)))?);
+        }
+        return Ok(Value::Array(out));
+    }
+    Err(Refusal::new(format!(
+        "is a `{}`, which has no JSON form",
+        type_name(obj)
+    )))
+}
+
+fn check_depth(depth: usize) -> Result<(), Refusal> {
+    if depth > MAX_DEPTH {
+        return Err(Refusal::new(format!(
+            "is nested too deeply: a request holds at most {MAX_DEPTH} levels of objects and arrays"
+        )));
+    }
+    Ok(())
+}
+
+/// A `str` as UTF-8; a lone surrogate has no UTF-8 (and no JSON) form.
+pub fn string(s: &Bound<'_, PyString>) -> Result<String, Refusal> {
+    s.to_cow().map(|c| c.into_owned()).map_err(|_| {
+        Refusal::new("is a string with a lone surrogate, which is not valid Unicode")
+    })
+}
+
+/// A `dict` at nesting `depth` (itself included) as a JSON object.
+pub fn object(d: &Bound<'_, PyDict>, depth: usize) -> Result<Map<String, Value>, Refusal> {
+    check_depth(depth)?;
+    let mut out = Map::new();
+    for (k, v) in d.iter() {
+        let Ok(ks) = k.cast::<PyString>() else {
+            return Err(Refusal::new(format!(
+                "has a key of type `{}`; JSON object keys are strings",
+                type_name(&k)
+            )));
+        };
+        let key = string(ks)?;
+        let value = to_json(&v, depth).map_err(|r| r.at(Step::Key(key.clone())))?;
+        if out.contains_key(&key) {
+            return Err(Refusal::new(format!("has the key `{key}` twice")));
+        }
+        out.insert(key, value);
+    }
+    Ok(out)
+}
+
+/// An `int`: exact when it fits 64 bits, else the nearest `f64`, as a JSON parser reads an
+/// integer literal that long.
+fn integer(obj: &Bound<'_, PyAny>) -> Result<Value, Refusal> {
+    if let Ok(i) = obj.extract::<i64>() {
+        return Ok(Value::from(i));
+    }
+    if let Ok(u) = obj.extract::<u64>() {
+        return Ok(Value::from(u));
+    }
+    obj.extract::<f64>()
+        .ok()
+        .and_then(Number::from_f64)
+        .map(Value::Number)
+        .ok_or_else(|| Refusal::new("is an integer beyond the range of a JSON number (f64)"))
+}
+
+/// A JSON value as the Python value `json.loads` would give.
+pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
+            }
+        }
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_python(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, v) in map {
+                dict.set_item(k, to_python(py, v)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}

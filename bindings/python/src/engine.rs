@@ -1,0 +1,358 @@
+//! `toolgate.Engine`: a compiled policy, loaded once and asked about every tool call.
+
+use crate::convert::{self, Refusal};
+use crate::decision::PyDecision;
+use crate::errors;
+use pyo3::basic::CompareOp;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::path::PathBuf;
+use toolgate::load::LoadFailure;
+use toolgate::{Engine, Request};
+
+/// A compiled toolgate policy. Immutable and safe to share between threads.
+///
+/// Build one with `Engine.load(path)` (a `.policy` file, a folder of them, or a compiled
+/// bundle), `Engine.from_bundle(data)` or `Engine.from_source(text)`; ask it with
+/// `decide(...)` or `decide_request({...})`.
+#[pyclass(frozen, module = "toolgate", name = "Engine")]
+pub struct PyEngine {
+    engine: Engine,
+}
+
+/// The request's `tool_use_id` when it is readable, for a `bad_request` decision.
+fn readable_id(obj: Option<&Bound<'_, PyAny>>) -> Option<String> {
+    obj.and_then(|o| o.cast::<PyString>().ok())
+        .and_then(|s| s.to_cow().ok().map(|c| c.into_owned()))
+}
+
+/// A `str` argument of `decide` (`Err(())`: not a valid `str`, take the slow path).
+fn plain_str(obj: &Bound<'_, PyAny>) -> Result<String, ()> {
+    let s = obj.cast::<PyString>().map_err(|_| ())?;
+    s.to_cow().map(|c| c.into_owned()).map_err(|_| ())
+}
+
+fn optional_str(obj: Option<&Bound<'_, PyAny>>) -> Result<Option<String>, ()> {
+    match obj {
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
+        Some(o) => plain_str(o).map(Some),
+    }
+}
+
+/// `permissions` as a list of `str` (`Err(())`: anything else, take the slow path).
+fn plain_permissions(obj: Option<&Bound<'_, PyAny>>) -> Result<Option<Vec<String>>, ()> {
+    let Some(obj) = obj else { return Ok(None) };
+    if obj.is_none() {
+        return Ok(None);
+    }
+    let items: Vec<Bound<'_, PyAny>> = if let Ok(l) = obj.cast::<PyList>() {
+        l.iter().collect()
+    } else if let Ok(t) = obj.cast::<PyTuple>() {
+        t.iter().collect()
+    } else {
+        return Err(());
+    };
+    items.iter().map(plain_str).collect::<Result<Vec<_>, ()>>().map(Some)
+}
+
+/// The fields of `decide(...)` as a request, or why it is a bad request.
+struct Fields<'a, 'py> {
+    agent: &'a Bound<'py, PyAny>,
+    tool: &'a Bound<'py, PyAny>,
+    args: Option<&'a Bound<'py, PyAny>>,
+    server: Option<&'a Bound<'py, PyAny>>,
+    tool_use_id: Option<&'a Bound<'py, PyAny>>,
+    permissions: Option<&'a Bound<'py, PyAny>>,
+}
+
+impl Fields<'_, '_> {
+    /// The request, built directly when every field has its type; otherwise the fields are
+    /// converted to JSON and read by the library's own request reader, so a mistyped field
+    /// gets exactly the CLI's `bad_request` message.
+    fn request(&self) -> Result<Request, (String, Option<String>)> {
+        let id = readable_id(self.tool_use_id);
+        let refused = |r: Refusal| (r.message(), id.clone());
+        let args = match self.args {
+            None => Some(Map::new()),
+            Some(a) => match a.cast::<PyDict>() {
+                Ok(d) => Some(convert::object(d, 2).map_err(|r| refused(r.under("args")))?),
+                Err(_) => None,
+            },
+        };
+        if let (Some(args), Ok(agent), Ok(tool), Ok(server), Ok(tool_use_id), Ok(permissions)) = (
+            args,
+            plain_str(self.agent),
+            plain_str(self.tool),
+            optional_str(self.server),
+            optional_str(self.tool_use_id),
+            plain_permissions(self.permissions),
+        ) {
+            return Ok(Request {
+                agent,
+                server,
+                tool,
+                args,
+                tool_use_id,
+                permissions,
+            });
+        }
+        let mut map = Map::new();
+        let fields = [
+            ("agent", Some(self.agent)),
+            ("tool", Some(self.tool)),
+            ("args", self.args),
+            ("server", self.server),
+            ("tool_use_id", self.tool_use_id),
+            ("permissions", self.permissions),
+        ];
+        for (name, value) in fields {
+            if let Some(v) = value {
+                let json = convert::to_json(v, 1).map_err(|r| refused(r.under(name)))?;
+                map.insert(name.to_string(), json);
+            }
+        }
+        Request::from_value(Value::Object(map))
+            .map_err(|bad| (format!("bad request: {}", bad.message), bad.tool_use_id))
+    }
+}
+
+impl PyEngine {
+    /// Decides a request, or answers `bad_request`.
+    fn answer(&self, req: Result<Request, (String, Option<String>)>) -> PyDecision {
+        let decision = match req {
+            Ok(req) => self.engine.decide(&req).into_owned(),
+            Err((message, id)) => self.engine.bad_request(message, id).into_owned(),
+        };
+        PyDecision { inner: decision }
+    }
+}
+
+/// `Engine.load`'s argument: one path, or a list of paths merged into one policy.
+#[derive(FromPyObject)]
+enum Paths {
+    One(PathBuf),
+    Many(Vec<PathBuf>),
+}
+
+#[pymethods]
+impl PyEngine {
+    /// Loads a compiled bundle (`toolgate compile`'s output, or `Engine.to_bundle()`).
+    ///
+    /// Raises `toolgate.BundleError` (with `.code`) for a truncated, corrupt, foreign or newer
+    /// bundle; never returns a half-loaded engine.
+    #[staticmethod]
+    fn from_bundle(py: Python<'_>, data: Cow<'_, [u8]>) -> PyResult<PyEngine> {
+        Engine::from_bundle(&data)
+            .map(|engine| PyEngine { engine })
+            .map_err(|e| errors::bundle_error(py, e.to_string(), e.code()))
+    }
+
+    /// Compiles policy source text; `filename` is the name diagnostics and rules point at.
+    ///
+    /// Raises `toolgate.PolicyError` when the policy has errors.
+    #[staticmethod]
+    #[pyo3(signature = (text, filename="inline.policy"))]
+    fn from_source(py: Python<'_>, text: &str, filename: &str) -> PyResult<PyEngine> {
+        toolgate::load::engine_from_str(filename, text)
+            .map(|engine| PyEngine { engine })
+            .map_err(|e| errors::policy_error(py, &e))
+    }
+
+    /// Loads what the CLI would: a `.policy` file, a folder of them, a list of such paths
+    /// (merged into one policy), or a compiled bundle (told apart by its magic bytes).
+    ///
+    /// Raises `toolgate.LoadError` when a path cannot be read, `toolgate.BundleError` for a
+    /// bad bundle, and `toolgate.PolicyError` for a policy with errors.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: Paths) -> PyResult<PyEngine> {
+        let paths = match path {
+            Paths::One(p) => vec![p],
+            Paths::Many(ps) => ps,
+        };
+        match toolgate::load::engine_from_paths(&paths) {
+            Ok(loaded) => Ok(PyEngine {
+                engine: loaded.engine,
+            }),
+            Err(LoadFailure::Io(e)) => Err(errors::load_error(py, e.to_string())),
+            Err(LoadFailure::Bundle { path, error }) => Err(errors::bundle_error(
+                py,
+                format!("{}: {error}", path.display()),
+                error.code(),
+            )),
+            Err(LoadFailure::Policy(e)) => Err(errors::policy_error(py, &e)),
+        }
+    }
+
+    /// The compiled policy as bundle bytes (what `toolgate compile` writes).
+    fn to_bundle(&self) -> Vec<u8> {
+        self.engine.to_bundle()
+    }
+
+    /// The SHA-256 (hex) of the compiled policy; every decision carries it.
+    #[getter]
+    fn policy_hash(&self) -> &str {
+        self.engine.policy_hash()
+    }
+
+    /// The agents' names, in declaration order.
+    #[getter]
+    fn agents(&self) -> Vec<String> {
+        self.engine.agent_names().map(str::to_owned).collect()
+    }
+
+    /// Decides one tool call.
+    ///
+    /// `args` is a dict of the call's arguments (JSON-compatible values); `server` names the
+    /// MCP server when the host knows it; `tool_use_id` is echoed in the decision;
+    /// `permissions` lists what the tool declares (only for policies without a catalog).
+    /// A value JSON cannot hold, or a field of the wrong type, gives a `bad_request`
+    /// decision, never an exception.
+    #[pyo3(signature = (agent, tool, args=None, *, server=None, tool_use_id=None, permissions=None))]
+    fn decide(
+        &self,
+        agent: &Bound<'_, PyAny>,
+        tool: &Bound<'_, PyAny>,
+        args: Option<&Bound<'_, PyAny>>,
+        server: Option<&Bound<'_, PyAny>>,
+        tool_use_id: Option<&Bound<'_, PyAny>>,
+        permissions: Option<&Bound<'_, PyAny>>,
+    ) -> PyDecision {
+        let fields = Fields {
+            agent,
+            tool,
+            args,
+            server,
+            tool_use_id,
+            permissions,
+        };
+        self.answer(fields.request())
+    }
+
+    /// Decides a request given as a dict of the CLI's request JSON (`agent`, `tool`,
+    /// `server`, `args`, `tool_use_id`, `permissions`). Anything JSON cannot hold, or that
+    /// the CLI would refuse, gives a `bad_request` decision.
+    fn decide_request(&self, request: &Bound<'_, PyAny>) -> PyDecision {
+        let id = request
+            .cast::<PyDict>()
+            .ok()
+            .and_then(|d| d.get_item("tool_use_id").ok().flatten())
+            .and_then(|v| readable_id(Some(&v)));
+        let req = convert::to_json(request, 0)
+            .map_err(|r| (r.message(), id))
+            .and_then(|value| {
+                Request::from_value(value)
+                    .map_err(|bad| (format!("bad request: {}", bad.message), bad.tool_use_id))
+            });
+        self.answer(req)
+    }
+
+    /// Decides one request line of JSON text, with the CLI's own strict parser.
+    fn decide_json(&self, line: &str) -> PyDecision {
+        PyDecision {
+            inner: self.engine.decide_json(line, false).into_owned(),
+        }
+    }
+
+    /// The tools `agent` may see, in declaration order (the `toolgate tools` listing), or
+    /// None for an unknown agent.
+    fn tools(&self, agent: &str) -> Option<Vec<PyVisibleTool>> {
+        self.engine.visible_tools(agent).map(|tools| {
+            tools
+                .into_iter()
+                .map(|t| PyVisibleTool {
+                    server: t.server,
+                    tool: t.tool,
+                })
+                .collect()
+        })
+    }
+
+    /// The expectations of the policy's `test` blocks, as dicts: `block`, `expect`,
+    /// `agent`, `server`, `tool`, `args` (a dict), `needs`, `reason`, `location`
+    /// (`file:line:column`).
+    fn test_cases<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for case in self.engine.test_cases() {
+            let args: Value = serde_json::from_str(&case.args).unwrap_or(Value::Null);
+            let d = PyDict::new(py);
+            d.set_item("block", &case.block)?;
+            d.set_item("expect", case.expect.as_str())?;
+            d.set_item("agent", &case.agent)?;
+            d.set_item("server", case.server.as_deref())?;
+            d.set_item("tool", &case.tool)?;
+            d.set_item("args", convert::to_python(py, &args)?)?;
+            d.set_item("needs", case.needs.clone())?;
+            d.set_item("reason", case.reason.as_deref())?;
+            d.set_item("location", case.location.to_string())?;
+            list.append(d)?;
+        }
+        Ok(list)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Engine(policy_hash={:?})", self.engine.policy_hash())
+    }
+}
+
+/// A tool an agent may see: its server (None for a host tool) and name. `str()` gives the
+/// CLI's form, `server.tool`.
+#[pyclass(frozen, module = "toolgate", name = "VisibleTool")]
+pub struct PyVisibleTool {
+    server: Option<String>,
+    tool: String,
+}
+
+#[pymethods]
+impl PyVisibleTool {
+    /// The server, or None for a host tool.
+    #[getter]
+    fn server(&self) -> Option<&str> {
+        self.server.as_deref()
+    }
+
+    /// The tool's name.
+    #[getter]
+    fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    fn __str__(&self) -> String {
+        match &self.server {
+            Some(s) => format!("{s}.{}", self.tool),
+            None => self.tool.clone(),
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        let server = self
+            .server
+            .as_ref()
+            .map_or_else(|| "None".to_string(), |s| format!("{s:?}"));
+        format!("VisibleTool(server={server}, tool={:?})", self.tool)
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (&self.server, &self.tool).hash(&mut h);
+        h.finish()
+    }
+
+    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> Py<PyAny> {
+        let py = other.py();
+        let Ok(other) = other.cast::<PyVisibleTool>() else {
+            return py.NotImplemented();
+        };
+        let o = other.get();
+        let equal = self.server == o.server && self.tool == o.tool;
+        match op {
+            CompareOp::Eq => equal.into_pyobject(py).map(|b| b.to_owned().into_any().unbind()),
+            CompareOp::Ne => (!equal).into_pyobject(py).map(|b| b.to_owned().into_any().unbind()),
+            _ => return py.NotImplemented(),
+        }
+        .unwrap_or_else(|_| py.NotImplemented())
+    }
+}
