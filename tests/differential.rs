@@ -230,11 +230,13 @@ impl Glob {
     }
 
     fn is_valid(&self) -> bool {
-        globset::GlobBuilder::new(&self.text())
+        let text = self.text();
+        globset::GlobBuilder::new(&text)
             .literal_separator(true)
             .backslash_escape(true)
             .build()
             .is_ok()
+            && (!text.starts_with('/') || reference::cond::normalize_pattern(&text).is_some())
     }
 }
 
@@ -1069,8 +1071,10 @@ fn globset_match(glob: &str, value: &str) -> bool {
         .is_match(value)
 }
 
-/// What a path pattern should say about a value, from globset and section 9 directly.
+/// What a path pattern should say about a value, from globset and section 9 directly: the
+/// normalized value against the normalized pattern.
 fn path_glob_match(glob: &str, value: &str) -> Option<bool> {
+    let glob = &reference::cond::normalize_pattern(glob).expect("a normalizable path pattern");
     let n = reference_normalize(value)?;
     let dir = glob
         .strip_suffix("/**")
@@ -1154,6 +1158,35 @@ proptest! {
     }
 }
 
+/// A path pattern the reference cannot normalize is refused by the engine with
+/// `path_not_normalizable`, and one it can is accepted; true when it is accepted.
+fn refused_exactly_when_not_normalizable(glob: &str) -> bool {
+    let text = format!(
+        "tool t\nagent a {{\n  allow t where p matches {}\n}}\n",
+        string(glob)
+    );
+    let engine = toolgate::load::engine_from_str("gen.policy", &text);
+    match reference::cond::normalize_pattern(glob) {
+        Some(_) => {
+            assert!(engine.is_ok(), "{glob:?} is normalizable but refused");
+            true
+        }
+        None => {
+            let err = engine
+                .err()
+                .unwrap_or_else(|| panic!("{glob:?} cannot be normalized but was accepted"));
+            assert!(
+                err.diagnostics
+                    .iter()
+                    .any(|d| d.code == "toolgate::path_not_normalizable"),
+                "{glob:?}: {}",
+                err.diagnostics.render(&err.sources, false, 100)
+            );
+            false
+        }
+    }
+}
+
 /// The known engine bug (see `trailing_double_star_after_an_escaped_backslash_...`): a path
 /// pattern ending in an escaped backslash followed by `/**`.
 fn hits_known_escaped_backslash_bug(glob: &str) -> bool {
@@ -1180,6 +1213,7 @@ proptest! {
             .filter(|g| {
                 globset::GlobBuilder::new(g).literal_separator(true).backslash_escape(true).build().is_ok()
                     && !hits_known_escaped_backslash_bug(g)
+                    && (!g.starts_with('/') || refused_exactly_when_not_normalizable(g))
             })
             .collect();
         prop_assume!(!globs.is_empty());
@@ -1307,13 +1341,17 @@ fn trailing_double_star_after_an_escaped_backslash_covers_the_directory() {
     }
 }
 
-/// The escaped-slash form `/a\/**`: `\/` is a literal `/`, and globset matches `/a/x` with it;
-/// the engine (and the reference) do not treat it as a trailing `/**` for the directory rule,
-/// so `/a` is not covered. Pinned so that a change is deliberate.
+/// The escaped-slash form `/a\/**`: `\/` is a literal `/`, which in a path separates segments,
+/// so the pattern is normalized to `/a/**` and covers the directory `/a` as well. Pinned so that
+/// a change is deliberate.
 #[test]
-fn an_escaped_slash_before_double_star_does_not_cover_the_directory() {
+fn an_escaped_slash_in_a_path_pattern_is_a_separator() {
     let text = "tool t\nagent a {\n  allow t where p matches \"/a\\\\/**\"\n}\n";
-    for (p, reason) in [("/a/x", "allowed_by_rule"), ("/a", "no_matching_rule")] {
+    for (p, reason) in [
+        ("/a/x", "allowed_by_rule"),
+        ("/a", "allowed_by_rule"),
+        ("/ab", "no_matching_rule"),
+    ] {
         let req = Request::new("a", "t").args(json!({ "p": p }));
         let (engine, reference) = both(text, &req);
         assert_eq!(engine, reference, "{p:?}");

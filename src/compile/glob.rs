@@ -9,13 +9,20 @@ pub struct TranslatedGlob {
     pub regex: String,
     /// True when the glob starts with `/`: values are normalized before matching.
     pub is_path: bool,
+    /// For a path pattern not written in normal form, the normal form it is matched as
+    /// (`//etc/**` is matched as `/etc/**`).
+    pub normalized: Option<String>,
 }
 
 /// Why a glob was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GlobError {
-    /// globset's description of the problem.
+    /// What is wrong (globset's description, or why a path pattern cannot be normalized).
     pub message: String,
+    /// The offending part of the glob (byte offsets into it), when known.
+    pub range: Option<std::ops::Range<usize>>,
+    /// True when the glob is valid but, as a path pattern, cannot be normalized.
+    pub not_normalizable: bool,
 }
 
 /// globset compiles its regexes with `.` matching `\n`; its regex text does not say so, so
@@ -32,12 +39,27 @@ fn build(glob: &str) -> Result<String, GlobError> {
         .map(|g| with_dot_all(g.regex()))
         .map_err(|e| GlobError {
             message: e.kind().to_string(),
+            range: None,
+            not_normalizable: false,
         })
 }
 
-/// Translates a glob used in a `matches` condition.
-pub fn translate(glob: &str) -> Result<TranslatedGlob, GlobError> {
-    let is_path = glob.starts_with('/');
+/// Translates a glob used in a `matches` condition. A path pattern is first put in the normal
+/// form values are matched in (see [`crate::compile::path::normalize_pattern`]).
+pub fn translate(written: &str) -> Result<TranslatedGlob, GlobError> {
+    let is_path = written.starts_with('/');
+    // Refuse an invalid glob as written, before reading it as a path.
+    build(written)?;
+    let normal = if is_path {
+        crate::compile::path::normalize_pattern(written).map_err(|e| GlobError {
+            message: e.message,
+            range: Some(e.range),
+            not_normalizable: true,
+        })?
+    } else {
+        std::borrow::Cow::Borrowed(written)
+    };
+    let glob: &str = &normal;
     let mut regex = build(glob)?;
     if is_path {
         if let Some(dir) = glob.strip_suffix("/**") {
@@ -49,7 +71,15 @@ pub fn translate(glob: &str) -> Result<TranslatedGlob, GlobError> {
             }
         }
     }
-    Ok(TranslatedGlob { regex, is_path })
+    let normalized = match normal {
+        std::borrow::Cow::Owned(n) => Some(n),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    Ok(TranslatedGlob {
+        regex,
+        is_path,
+        normalized,
+    })
 }
 
 /// Translates a glob over a tool or server name (no separators: `*` matches any run of
@@ -62,6 +92,8 @@ pub fn translate_name(glob: &str) -> Result<String, GlobError> {
         .map(|g| with_dot_all(g.regex()))
         .map_err(|e| GlobError {
             message: e.kind().to_string(),
+            range: None,
+            not_normalizable: false,
         })
 }
 
@@ -103,6 +135,23 @@ mod tests {
         assert!(is_match("/etc/**", "/etc/passwd"));
         assert!(!is_match("/etc/**", "/etc2"));
         assert!(is_match("/**", "/"));
+    }
+
+    #[test]
+    fn path_patterns_match_in_normal_form() {
+        assert!(is_match("/home/*/.ssh/", "/home/bob/.ssh"));
+        assert!(is_match("//etc/**", "/etc/passwd"));
+        assert!(is_match("/var/../etc/passwd", "/etc/passwd"));
+        assert!(is_match("/srv/data//**", "/srv/data"));
+        assert_eq!(
+            translate("/a/./b/").unwrap().normalized.as_deref(),
+            Some("/a/b")
+        );
+        assert_eq!(translate("/a/b").unwrap().normalized, None);
+        // Plain globs are never normalized.
+        assert_eq!(translate("a//b/").unwrap().normalized, None);
+        let e = translate("/../etc").unwrap_err();
+        assert!(e.not_normalizable && e.range == Some(1..3));
     }
 
     #[test]

@@ -14,6 +14,8 @@ pub static LINTS: &[&Lint] = &[
     &invalid_glob::INVALID_GLOB,
     &invalid_regex::INVALID_REGEX,
     &needs_ignored::NEEDS_IGNORED,
+    &path_not_normalizable::PATH_NOT_NORMALIZABLE,
+    &path_pattern_not_normal::PATH_PATTERN_NOT_NORMAL,
     &pointless_allow::POINTLESS_ALLOW,
     &redundant_allow::REDUNDANT_ALLOW,
     &redundant_grant::REDUNDANT_GRANT,

@@ -530,13 +530,18 @@ impl Resolver<'_> {
                 CondTest::Contains(list.iter().map(|s| s.value.clone()).collect())
             }
             CondOp::Glob(g) => match glob::translate(&g.value) {
-                Ok(t) if t.is_path => CondTest::Str {
-                    pattern: StrPattern::PathGlob {
-                        text: g.value.clone(),
-                        regex: t.regex,
-                    },
-                    negated: false,
-                },
+                Ok(t) if t.is_path => {
+                    if let Some(normal) = &t.normalized {
+                        self.diags.push(path_not_normal_warning(g, normal));
+                    }
+                    CondTest::Str {
+                        pattern: StrPattern::PathGlob {
+                            text: t.normalized.unwrap_or_else(|| g.value.clone()),
+                            regex: t.regex,
+                        },
+                        negated: false,
+                    }
+                }
                 Ok(t) => CondTest::Str {
                     pattern: StrPattern::Glob {
                         text: g.value.clone(),
@@ -544,6 +549,11 @@ impl Resolver<'_> {
                     },
                     negated: false,
                 },
+                Err(e) if e.not_normalizable => {
+                    self.diags
+                        .push(path_not_normalizable_error(g, &e, self.sources));
+                    return None;
+                }
                 Err(e) => {
                     self.diags.push(
                         Diagnostic::error("toolgate::invalid_glob", g.span, format!("invalid glob `{}`: {}", g.value, e.message))
@@ -691,6 +701,49 @@ impl NameTest {
 }
 
 /// Checks a regex literal, pointing any error into the literal.
+/// A path pattern written out of normal form still works (it is matched in normal form), but
+/// the reader of the policy should see what it means.
+fn path_not_normal_warning(g: &ast::StrLit, normal: &str) -> Diagnostic {
+    Diagnostic::warning(
+        "toolgate::path_pattern_not_normal",
+        g.span,
+        format!("path pattern `{}` is not in normal form; it is matched as `{normal}`", g.value),
+    )
+    .with_label("normalized when compiled")
+    .with_help(format!(
+        "values are normalized before they are matched (`//` and `/./` collapse, `..` is resolved, a trailing `/` is dropped), and so is the pattern: write `\"{normal}\"`"
+    ))
+}
+
+/// A path pattern that no normalized path can match as written (`..` above `/`, `**/..`).
+fn path_not_normalizable_error(
+    g: &ast::StrLit,
+    e: &glob::GlobError,
+    sources: &SourceMap,
+) -> Diagnostic {
+    let span = match &e.range {
+        Some(r) => {
+            let body_start = g.span.start + 1; // the opening quote
+            let body = sources.slice(Span::new(
+                g.span.file,
+                body_start,
+                g.span.end.saturating_sub(1).max(body_start),
+            ));
+            let start = body_start + crate::syntax::literal::string_offset_in_body(body, r.start);
+            let end = body_start + crate::syntax::literal::string_offset_in_body(body, r.end);
+            Span::new(g.span.file, start, end.max(start + 1).min(g.span.end))
+        }
+        None => g.span,
+    };
+    Diagnostic::error(
+        "toolgate::path_not_normalizable",
+        span,
+        format!("path pattern `{}` cannot be normalized: {}", g.value, e.message),
+    )
+    .with_label("cannot be resolved")
+    .with_help("values are matched after `..` is resolved, so the pattern must be too: remove the `..` or spell out the directory it leads to")
+}
+
 fn validate_regex(lit: &ast::StrLit, sources: &SourceMap) -> Result<(), Box<Diagnostic>> {
     let pattern = &lit.value;
     let body_start = lit.span.start + 3; // re"

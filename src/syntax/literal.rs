@@ -128,6 +128,40 @@ pub fn regex_offset_in_body(body: &str, pattern_offset: usize) -> usize {
     i
 }
 
+/// Maps a byte offset in a decoded string literal back to the offset in the literal's body
+/// (the text between the quotes, escapes as written).
+pub fn string_offset_in_body(body: &str, value_offset: usize) -> usize {
+    let bytes = body.as_bytes();
+    let (mut i, mut pos) = (0, 0);
+    while i < bytes.len() && pos < value_offset {
+        if bytes[i] == b'\\' {
+            match bytes.get(i + 1) {
+                Some(b'u') => {
+                    // `\uXXXX`, or a surrogate pair of them for a character beyond the BMP.
+                    let code = body
+                        .get(i + 2..i + 6)
+                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                        .unwrap_or(0);
+                    if (0xD800..0xDC00).contains(&code) {
+                        (i, pos) = (i + 12, pos + 4);
+                    } else {
+                        let len = char::from_u32(code).map_or(1, char::len_utf8);
+                        (i, pos) = (i + 6, pos + len);
+                    }
+                }
+                _ => {
+                    i += 2;
+                    pos += 1;
+                }
+            }
+        } else {
+            i += 1;
+            pos += 1;
+        }
+    }
+    i.min(bytes.len())
+}
+
 /// Where a comment starts on a line (outside string literals), if it has one.
 pub fn comment_start(line: &str) -> Option<usize> {
     let bytes = line.as_bytes();

@@ -109,6 +109,122 @@ pub fn normalize(v: &str) -> Option<String> {
     }
 }
 
+/// Section 9: a path pattern is matched in normal form. Written independently of the engine:
+/// the pattern is cut into segments at every `/` that is not inside `{...}` or `[...]`
+/// (an escaped `\/` cuts too), then `.`, empty and `..` segments are resolved as for values.
+/// `None` when the pattern cannot be normalized: `..` above the root, `..` after a segment that
+/// is not a plain name, or a `{...}` alternative that is not a normal path itself.
+pub fn normalize_pattern(glob: &str) -> Option<String> {
+    let mut segments: Vec<(String, bool)> = Vec::new(); // (text, plain name?)
+    let (mut cur, mut plain) = (String::new(), true);
+    let (mut in_class, mut in_alt) = (false, false);
+    let mut alt = String::new();
+    let mut alt_whole = false;
+    let cs: Vec<char> = glob.chars().collect();
+    let mut i = 0;
+    while i < cs.len() {
+        let c = cs[i];
+        if in_class {
+            if c == ']' && !cur.ends_with('[') && !cur.ends_with("[!") && !cur.ends_with("[^") {
+                in_class = false;
+            }
+            if c == '/' {
+                plain = false;
+            }
+            cur.push(c);
+        } else if c == '\\' && i + 1 < cs.len() && cs[i + 1] == '/' && !in_alt {
+            segments.push((std::mem::take(&mut cur), plain));
+            plain = true;
+            i += 1;
+        } else if c == '\\' && i + 1 < cs.len() {
+            cur.push(c);
+            cur.push(cs[i + 1]);
+            if in_alt {
+                alt.push(cs[i + 1]);
+            }
+            i += 1;
+        } else if in_alt {
+            if c == ',' || c == '}' {
+                let bad = alt.contains('/')
+                    && alt
+                        .split('/')
+                        .any(|p| p.is_empty() || p == "." || p == "..");
+                let closes_segment = c != '}' || i + 1 == cs.len() || cs[i + 1] == '/';
+                if bad || (alt.is_empty() && alt_whole && (c == ',' || closes_segment)) {
+                    // An empty alternative only matters if the group is the whole segment.
+                    let group_end = cs[i..].iter().position(|&k| k == '}').map(|k| i + k);
+                    let whole = alt_whole
+                        && group_end.is_some_and(|e| e + 1 == cs.len() || cs[e + 1] == '/');
+                    if bad || whole {
+                        return None;
+                    }
+                }
+                alt.clear();
+                in_alt = c == ',';
+            } else {
+                if c == '/' {
+                    plain = false;
+                }
+                alt.push(c);
+            }
+            cur.push(c);
+        } else {
+            match c {
+                '/' => {
+                    segments.push((std::mem::take(&mut cur), plain));
+                    plain = true;
+                    i += 1;
+                    continue;
+                }
+                '[' => {
+                    in_class = true;
+                    plain = false;
+                }
+                '{' => {
+                    in_alt = true;
+                    plain = false;
+                    alt_whole = cur.is_empty();
+                }
+                '*' | '?' => plain = false,
+                _ => {}
+            }
+            cur.push(c);
+        }
+        i += 1;
+    }
+    segments.push((cur, plain));
+    let unescape = |t: &str| -> String {
+        let mut out = String::new();
+        let mut esc = false;
+        for ch in t.chars() {
+            if esc || ch != '\\' {
+                out.push(ch);
+                esc = false;
+            } else {
+                esc = true;
+            }
+        }
+        out
+    };
+    let mut kept: Vec<(String, bool)> = Vec::new();
+    for (text, plain) in segments.into_iter().skip(1) {
+        let name = if plain { Some(unescape(&text)) } else { None };
+        match name.as_deref() {
+            Some("") | Some(".") => {}
+            Some("..") => match kept.pop() {
+                Some((_, true)) => {}
+                _ => return None,
+            },
+            _ => kept.push((text, plain)),
+        }
+    }
+    Some(if kept.is_empty() {
+        "/".to_string()
+    } else {
+        kept.iter().map(|(t, _)| format!("/{t}")).collect()
+    })
+}
+
 impl Cond {
     pub fn new(op: CondOp) -> Cond {
         match op {
@@ -123,7 +239,8 @@ impl Cond {
             }
             CondOp::Regex(r) => Cond::Regex(regex(&r.value)),
             CondOp::Glob(g) if g.value.starts_with('/') => {
-                let g = g.value;
+                let g = normalize_pattern(&g.value)
+                    .expect("the engine refuses a path pattern that cannot be normalized");
                 // A trailing `/**` whose `/` is not escaped (an even number of backslashes
                 // before it) also matches the directory itself.
                 let (dir, root) = match g.strip_suffix("/**") {

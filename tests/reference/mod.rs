@@ -13,7 +13,7 @@
 
 #![allow(dead_code)]
 
-mod cond;
+pub mod cond;
 
 use cond::Cond;
 use serde_json::{Map, Value};

@@ -8,6 +8,8 @@ pub mod duplicate_permission;
 pub mod invalid_glob;
 pub mod invalid_regex;
 pub mod needs_ignored;
+pub mod path_not_normalizable;
+pub mod path_pattern_not_normal;
 pub mod pointless_allow;
 pub mod redundant_allow;
 pub mod redundant_grant;
