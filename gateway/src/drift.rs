@@ -1,0 +1,286 @@
+//! `check --against gateway.toml POLICY...`: catalog drift as diagnostics on the policy.
+//!
+//! Each upstream is started and its `tools/list` read. Reported, with did-you-mean:
+//! `toolgate::drift_tool_missing_upstream` (error: the catalog declares a tool the upstream
+//! lacks), `toolgate::drift_tool_not_in_catalog` (warning: the upstream offers a tool the
+//! catalog lacks; it is never listed or callable), `toolgate::drift_required_argument_undeclared`
+//! (error: the inputSchema requires an argument the catalog does not declare),
+//! `toolgate::drift_argument_not_in_schema` (warning: the catalog declares an argument the
+//! schema lacks), `toolgate::drift_argument_optionality` (warning: the catalog requires an
+//! argument the schema makes optional), `toolgate::drift_server_without_upstream` (error).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rmcp::model::Tool;
+use toolgate::resolve::Policy;
+use toolgate::{Diagnostic, Diagnostics};
+
+use crate::catalog::{list_once, schema_args};
+use crate::config::Config;
+
+/// The closest candidate to `name`, the way `toolgate check` suggests names.
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    toolgate::resolve::suggest::did_you_mean(name, candidates)
+}
+
+fn with_suggestion(d: Diagnostic, suggestion: Option<&str>) -> Diagnostic {
+    match suggestion {
+        Some(s) => d.with_help(format!("did you mean `{s}`?")),
+        None => d,
+    }
+}
+
+/// Compares the policy's catalog with each upstream's tools (`None` = the upstream is not
+/// configured).
+pub fn diagnose(
+    policy: &Policy,
+    upstream_tools: &BTreeMap<String, Option<Vec<Tool>>>,
+) -> Diagnostics {
+    let mut out = Diagnostics::new();
+    for (si, server) in policy.servers.iter().enumerate() {
+        let declared: Vec<&toolgate::resolve::ToolDef> = policy
+            .tools
+            .iter()
+            .filter(|t| t.server == Some(si))
+            .collect();
+        let Some(Some(tools)) = upstream_tools.get(&server.name) else {
+            if !upstream_tools.contains_key(&server.name) {
+                out.push(with_suggestion(
+                    Diagnostic::error(
+                        "toolgate::drift_server_without_upstream",
+                        server.span,
+                        format!(
+                            "server `{}` has no `[upstream.{}]` in the gateway config",
+                            server.name, server.name
+                        ),
+                    )
+                    .with_label("no upstream serves this"),
+                    did_you_mean(&server.name, upstream_tools.keys().map(String::as_str)),
+                ));
+            }
+            continue;
+        };
+        for def in &declared {
+            let Some(up) = tools.iter().find(|t| t.name == def.name) else {
+                out.push(with_suggestion(
+                    Diagnostic::error(
+                        "toolgate::drift_tool_missing_upstream",
+                        def.span,
+                        format!("upstream `{}` has no tool `{}`", server.name, def.name),
+                    )
+                    .with_label("declared here, not offered upstream"),
+                    did_you_mean(&def.name, tools.iter().map(|t| t.name.as_ref())),
+                ));
+                continue;
+            };
+            let Some(params) = &def.params else { continue };
+            let schema = schema_args(up);
+            for (arg, required) in &schema {
+                if *required && params.iter().all(|p| &p.name != arg) {
+                    out.push(with_suggestion(
+                        Diagnostic::error(
+                            "toolgate::drift_required_argument_undeclared",
+                            def.span,
+                            format!("`{}.{}` requires argument `{arg}` upstream, which the catalog does not declare", server.name, def.name),
+                        )
+                        .with_label(format!("add `{arg}` here")),
+                        did_you_mean(arg, params.iter().map(|p| p.name.as_str())),
+                    ));
+                }
+            }
+            for p in params {
+                match schema.iter().find(|(n, _)| *n == p.name) {
+                    None => out.push(with_suggestion(
+                        Diagnostic::warning(
+                            "toolgate::drift_argument_not_in_schema",
+                            def.span,
+                            format!("`{}.{}` declares argument `{}`, which the upstream's inputSchema lacks", server.name, def.name, p.name),
+                        )
+                        .with_label("not in the upstream schema"),
+                        did_you_mean(&p.name, schema.iter().map(|(n, _)| n.as_str())),
+                    )),
+                    Some((_, false)) if !p.optional => out.push(
+                        Diagnostic::warning(
+                            "toolgate::drift_argument_optionality",
+                            def.span,
+                            format!("`{}.{}` declares `{}` required, but the upstream makes it optional", server.name, def.name, p.name),
+                        )
+                        .with_help(format!("write `{}?`", p.name)),
+                    ),
+                    _ => {}
+                }
+            }
+        }
+        for t in tools {
+            if declared.iter().all(|d| d.name != t.name) {
+                let args: Vec<String> = schema_args(t)
+                    .into_iter()
+                    .map(|(n, r)| if r { n } else { format!("{n}?") })
+                    .collect();
+                let d = Diagnostic::warning(
+                    "toolgate::drift_tool_not_in_catalog",
+                    server.span,
+                    format!("upstream `{}` offers tool `{}`, which the catalog lacks (it is never listed or callable)", server.name, t.name),
+                )
+                .with_label("not declared in this server");
+                let suggestion = did_you_mean(&t.name, declared.iter().map(|d| d.name.as_str()));
+                out.push(match suggestion {
+                    Some(s) => d.with_help(format!(
+                        "did you mean `{s}`? otherwise declare `tool {}({})`",
+                        t.name,
+                        args.join(", ")
+                    )),
+                    None => d.with_help(format!(
+                        "declare `tool {}({})` to make it callable",
+                        t.name,
+                        args.join(", ")
+                    )),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Runs `check --against`; returns the exit code (0 clean, 1 findings, 2 usage or I/O).
+pub async fn run(config_path: &Path, policy_paths: &[PathBuf]) -> i32 {
+    let config = match Config::load(config_path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let loaded = match toolgate::load::engine_from_paths(policy_paths) {
+        Ok(l) => l,
+        Err(toolgate::load::LoadFailure::Policy(e)) => {
+            eprint!("{e}");
+            return 1;
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let Some(policy) = loaded.policy else {
+        eprintln!(
+            "error: `check --against` needs policy source (a bundle carries no catalog spans)"
+        );
+        return 2;
+    };
+    let mut upstream_tools = BTreeMap::new();
+    let mut failed = false;
+    for (name, spec) in &config.upstreams {
+        match list_once(spec).await {
+            Ok(tools) => {
+                upstream_tools.insert(name.clone(), Some(tools));
+            }
+            Err(e) => {
+                eprintln!("error: upstream `{name}`: {e}");
+                upstream_tools.insert(name.clone(), None);
+                failed = true;
+            }
+        }
+    }
+    let found = diagnose(&policy, &upstream_tools);
+    if !found.is_empty() {
+        eprint!("{}", found.render(&policy.sources, false, 100));
+    }
+    eprintln!(
+        "{} errors, {} warnings",
+        found.error_count(),
+        found.warning_count()
+    );
+    if failed || !found.is_empty() {
+        1
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn tool(name: &str, props: &[&str], required: &[&str]) -> Tool {
+        let props: serde_json::Map<String, serde_json::Value> = props
+            .iter()
+            .map(|p| (p.to_string(), serde_json::json!({"type": "string"})))
+            .collect();
+        let schema =
+            serde_json::json!({"type": "object", "properties": props, "required": required});
+        Tool::new(
+            name.to_string(),
+            "",
+            Arc::new(schema.as_object().unwrap().clone()),
+        )
+    }
+
+    #[test]
+    fn reports_each_kind_of_drift_with_suggestions() {
+        let mut m = toolgate::source::SourceMap::new();
+        m.add(
+            "p.policy",
+            "server git {\n tool git_logg(repo_path)\n tool git_status(repo_pth, extra)\n tool git_show(repo_path, revision)\n}\nserver web { tool fetch(url) }\n",
+        );
+        let (policy, _) = toolgate::load::policy_from_sources(m);
+        let mut ups = BTreeMap::new();
+        ups.insert(
+            "git".to_string(),
+            Some(vec![
+                tool("git_log", &["repo_path"], &["repo_path"]),
+                tool("git_status", &["repo_path"], &["repo_path"]),
+                tool("git_show", &["repo_path", "revision"], &["repo_path"]),
+            ]),
+        );
+        let found = diagnose(&policy, &ups);
+        let codes: Vec<(&str, String)> = found
+            .iter()
+            .map(|d| (d.code, d.help.clone().unwrap_or_default()))
+            .collect();
+        let has =
+            |code: &str, help: &str| codes.iter().any(|(c, h)| *c == code && h.contains(help));
+        assert!(
+            has(
+                "toolgate::drift_tool_missing_upstream",
+                "did you mean `git_log`?"
+            ),
+            "{codes:?}"
+        );
+        assert!(
+            has(
+                "toolgate::drift_tool_not_in_catalog",
+                "did you mean `git_logg`?"
+            ),
+            "{codes:?}"
+        );
+        assert!(
+            has(
+                "toolgate::drift_required_argument_undeclared",
+                "did you mean `repo_pth`?"
+            ),
+            "{codes:?}"
+        );
+        assert!(
+            has(
+                "toolgate::drift_argument_not_in_schema",
+                "did you mean `repo_path`?"
+            ),
+            "{codes:?}"
+        );
+        assert!(
+            has("toolgate::drift_argument_optionality", "`revision?`"),
+            "{codes:?}"
+        );
+        assert!(
+            has("toolgate::drift_server_without_upstream", ""),
+            "{codes:?}"
+        );
+        assert_eq!(codes.len(), 7, "{codes:?}");
+    }
+}

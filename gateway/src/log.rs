@@ -1,0 +1,158 @@
+//! The decision log (one JSON line per `tools/call`) and the operational event log (one JSON
+//! line per reload, upstream start or failure, on standard error).
+
+use std::fs::File;
+use std::io::Write;
+use std::sync::Mutex;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::config::LogTarget;
+
+/// One line of the decision log.
+#[derive(Debug, Clone, Serialize)]
+pub struct DecisionLine<'a> {
+    /// When the call arrived (RFC 3339, UTC).
+    pub time: &'a str,
+    /// The agent, from the key.
+    pub agent: &'a str,
+    /// The key's public display id.
+    pub key_id: &'a str,
+    /// The upstream server the call was routed to.
+    pub server: &'a str,
+    /// The tool's upstream name.
+    pub tool: &'a str,
+    /// `allow` or `deny`.
+    pub decision: &'a str,
+    /// The decision's reason (`rule_allow`, `no_rule`, ...).
+    pub reason: &'a str,
+    /// The rule that decided, as `file:line`, when one did.
+    pub rule: Option<String>,
+    /// The SHA-256 of the policy that decided.
+    pub policy_hash: &'a str,
+    /// Time spent deciding, in microseconds.
+    pub decision_us: f64,
+    /// Time spent upstream, in microseconds (absent when the call was not forwarded).
+    pub upstream_us: Option<f64>,
+    /// Whether the result the agent received has `isError: true`.
+    pub is_error: bool,
+    /// Why the gateway itself produced an error result (unavailable, timeout, limit), if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gateway_error: Option<&'a str>,
+    /// The arguments, only with `--log-args`, cut to the configured cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub args: Option<Value>,
+}
+
+/// Where decision lines are written.
+pub struct DecisionLog {
+    sink: Option<Mutex<Box<dyn Write + Send>>>,
+    /// Whether argument values are logged.
+    pub log_args: bool,
+    /// The cap on the logged argument text, in bytes.
+    pub args_cap: usize,
+}
+
+impl DecisionLog {
+    /// Opens the target (a file is appended to).
+    ///
+    /// # Errors
+    ///
+    /// A message when the file cannot be opened.
+    pub fn open(
+        target: &LogTarget,
+        log_args: bool,
+        args_cap: usize,
+    ) -> Result<DecisionLog, String> {
+        let sink: Option<Box<dyn Write + Send>> = match target {
+            LogTarget::Stdout => Some(Box::new(std::io::stdout())),
+            LogTarget::Off => None,
+            LogTarget::File(path) => Some(Box::new(
+                File::options()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(|e| format!("cannot open decision log `{}`: {e}", path.display()))?,
+            )),
+        };
+        Ok(DecisionLog {
+            sink: sink.map(Mutex::new),
+            log_args,
+            args_cap,
+        })
+    }
+
+    /// A log that writes into memory, for tests.
+    pub fn to_writer(w: Box<dyn Write + Send>, log_args: bool, args_cap: usize) -> DecisionLog {
+        DecisionLog {
+            sink: Some(Mutex::new(w)),
+            log_args,
+            args_cap,
+        }
+    }
+
+    /// The arguments as they may be logged: `None` without `--log-args`; over the cap, the
+    /// first bytes of their JSON text as a string marked as cut.
+    pub fn loggable_args(&self, args: &serde_json::Map<String, Value>) -> Option<Value> {
+        if !self.log_args {
+            return None;
+        }
+        let text = serde_json::to_string(args).unwrap_or_default();
+        if text.len() <= self.args_cap {
+            return Some(Value::Object(args.clone()));
+        }
+        let mut end = self.args_cap;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        Some(serde_json::json!({ "truncated": true, "bytes": text.len(), "prefix": &text[..end] }))
+    }
+
+    /// Writes one line; a failing sink never fails the call.
+    pub fn write(&self, line: &DecisionLine<'_>) {
+        let Some(sink) = &self.sink else { return };
+        let Ok(mut text) = serde_json::to_string(line) else {
+            return;
+        };
+        text.push('\n');
+        if let Ok(mut w) = sink.lock() {
+            let _ = w.write_all(text.as_bytes());
+            let _ = w.flush();
+        }
+    }
+}
+
+/// Writes an operational event as one JSON line on standard error.
+pub fn event(kind: &str, fields: Value) {
+    let mut obj = serde_json::Map::new();
+    obj.insert("time".into(), Value::String(crate::time::now_rfc3339()));
+    obj.insert("event".into(), Value::String(kind.into()));
+    if let Value::Object(extra) = fields {
+        obj.extend(extra);
+    }
+    eprintln!("{}", Value::Object(obj));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn args_are_absent_without_the_flag_and_cut_over_the_cap() {
+        let args = json!({"repo_path": "/srv/repo/".repeat(50)});
+        let args = args.as_object().unwrap();
+        let off = DecisionLog::to_writer(Box::new(std::io::sink()), false, 64);
+        assert_eq!(off.loggable_args(args), None);
+        let on = DecisionLog::to_writer(Box::new(std::io::sink()), true, 64);
+        let cut = on.loggable_args(args).unwrap();
+        assert_eq!(cut["truncated"], true);
+        assert_eq!(cut["prefix"].as_str().unwrap().len(), 64);
+        let small = json!({"a": 1});
+        assert_eq!(
+            on.loggable_args(small.as_object().unwrap()),
+            Some(small.clone())
+        );
+    }
+}

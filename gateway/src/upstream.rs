@@ -1,0 +1,239 @@
+//! Upstream MCP servers: one supervised connection each, restarted with backoff when it ends.
+//!
+//! While an upstream is down its slot is empty and calls to it get an `isError` result saying
+//! the server is unavailable; the gateway itself never exits because an upstream did.
+
+use std::collections::HashSet;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arc_swap::{ArcSwap, ArcSwapOption};
+use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
+use rmcp::service::{Peer, RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::ServiceExt;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::UpstreamSpec;
+use crate::log::event;
+
+/// The first restart delay; it doubles up to [`MAX_BACKOFF`] and resets after a stable run.
+pub const MIN_BACKOFF: Duration = Duration::from_millis(200);
+/// The longest restart delay.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
+const STABLE_RUN: Duration = Duration::from_secs(30);
+
+/// A live connection to an upstream.
+pub struct Connection {
+    /// The client side of the MCP session.
+    pub peer: Peer<RoleClient>,
+    /// The tools the upstream listed when it started.
+    pub tools: Vec<Tool>,
+    /// The child's process id, for a stdio upstream.
+    pub pid: Option<u32>,
+}
+
+/// One upstream and its current connection, if it is up.
+pub struct Upstream {
+    /// The catalog server name.
+    pub name: String,
+    /// How it is reached.
+    pub spec: UpstreamSpec,
+    current: ArcSwapOption<Connection>,
+    last_tools: ArcSwap<Vec<Tool>>,
+}
+
+/// Why a forwarded call produced no upstream result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallFailure {
+    /// The upstream is not running.
+    Unavailable,
+    /// The upstream did not answer within the per-call timeout.
+    Timeout(Duration),
+    /// The upstream answered with an error or the connection broke.
+    Failed(String),
+}
+
+impl CallFailure {
+    /// A short machine-readable label for the decision log.
+    pub fn label(&self) -> &'static str {
+        match self {
+            CallFailure::Unavailable => "server_unavailable",
+            CallFailure::Timeout(_) => "upstream_timeout",
+            CallFailure::Failed(_) => "upstream_error",
+        }
+    }
+
+    /// The message the agent reads.
+    pub fn message(&self, server: &str) -> String {
+        match self {
+            CallFailure::Unavailable => format!(
+                "server `{server}` is unavailable right now (it is being restarted); try again shortly"
+            ),
+            CallFailure::Timeout(t) => format!(
+                "server `{server}` did not answer within {} ms",
+                t.as_millis()
+            ),
+            CallFailure::Failed(e) => format!("server `{server}` failed: {e}"),
+        }
+    }
+}
+
+/// A started session, whichever transport it runs on.
+type Session = RunningService<RoleClient, ()>;
+
+impl Upstream {
+    /// An upstream that is not connected yet.
+    pub fn new(name: String, spec: UpstreamSpec) -> Upstream {
+        Upstream {
+            name,
+            spec,
+            current: ArcSwapOption::empty(),
+            last_tools: ArcSwap::from_pointee(Vec::new()),
+        }
+    }
+
+    /// The current connection, if the upstream is up.
+    pub fn connection(&self) -> Option<Arc<Connection>> {
+        self.current.load_full()
+    }
+
+    /// The tools the upstream listed when it last started (kept while it is down, so calls
+    /// to its tools are answered "unavailable" rather than "unknown").
+    pub fn last_tools(&self) -> Arc<Vec<Tool>> {
+        self.last_tools.load_full()
+    }
+
+    /// Starts the upstream once and lists its tools (used by `check --against` and `catalog`).
+    ///
+    /// # Errors
+    ///
+    /// Why the upstream could not be started or listed.
+    pub async fn connect(spec: &UpstreamSpec) -> Result<(Session, Vec<Tool>, Option<u32>), String> {
+        let (session, pid) = match spec {
+            UpstreamSpec::Stdio { command, env } => {
+                let mut cmd = tokio::process::Command::new(&command[0]);
+                cmd.args(&command[1..]).envs(env).kill_on_drop(true);
+                let (proc, _) = TokioChildProcess::builder(cmd)
+                    .stderr(Stdio::inherit())
+                    .spawn()
+                    .map_err(|e| format!("cannot start `{}`: {e}", command[0]))?;
+                let pid = proc.id();
+                let session = ().serve(proc).await.map_err(|e| format!("initialize failed: {e}"))?;
+                (session, pid)
+            }
+            UpstreamSpec::Http { url, token_env } => {
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                if let Some(var) = token_env {
+                    let token = std::env::var(var).map_err(|_| {
+                        format!("environment variable `{var}` (the upstream token) is not set")
+                    })?;
+                    config = config.auth_header(token);
+                }
+                let transport = StreamableHttpClientTransport::from_config(config);
+                let session =
+                    ().serve(transport)
+                        .await
+                        .map_err(|e| format!("initialize failed: {e}"))?;
+                (session, None)
+            }
+        };
+        let tools = session
+            .peer()
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        Ok((session, tools, pid))
+    }
+
+    /// Keeps the upstream running until `stop` is cancelled: connect, publish, wait for the
+    /// session to end, clear, back off, again. `catalog` is the set of tool names the policy
+    /// declares for this server; other upstream tools are reported once per start.
+    pub async fn supervise(self: Arc<Self>, catalog: HashSet<String>, stop: CancellationToken) {
+        let mut backoff = MIN_BACKOFF;
+        loop {
+            let started = Instant::now();
+            let outcome = tokio::select! {
+                _ = stop.cancelled() => return,
+                r = Upstream::connect(&self.spec) => r,
+            };
+            match outcome {
+                Ok((session, tools, pid)) => {
+                    let unknown: Vec<&str> = tools
+                        .iter()
+                        .map(|t| t.name.as_ref())
+                        .filter(|n| !catalog.contains(*n))
+                        .collect();
+                    event(
+                        "upstream_started",
+                        json!({"server": self.name, "pid": pid, "tools": tools.len()}),
+                    );
+                    if !unknown.is_empty() {
+                        event(
+                            "upstream_tools_not_in_catalog",
+                            json!({"server": self.name, "tools": unknown, "effect": "never listed, never callable"}),
+                        );
+                    }
+                    self.last_tools.store(Arc::new(tools.clone()));
+                    self.current.store(Some(Arc::new(Connection {
+                        peer: session.peer().clone(),
+                        tools,
+                        pid,
+                    })));
+                    let ct = session.cancellation_token();
+                    let reason = tokio::select! {
+                        _ = stop.cancelled() => { ct.cancel(); self.current.store(None); return; }
+                        r = session.waiting() => r,
+                    };
+                    self.current.store(None);
+                    event(
+                        "upstream_stopped",
+                        json!({"server": self.name, "pid": pid, "reason": format!("{reason:?}")}),
+                    );
+                }
+                Err(e) => {
+                    event("upstream_failed", json!({"server": self.name, "error": e}));
+                }
+            }
+            if started.elapsed() > STABLE_RUN {
+                backoff = MIN_BACKOFF;
+            }
+            event(
+                "upstream_restart_scheduled",
+                json!({"server": self.name, "in_ms": backoff.as_millis() as u64}),
+            );
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                _ = tokio::time::sleep(backoff) => {}
+            }
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        }
+    }
+
+    /// Forwards one call with a timeout.
+    ///
+    /// # Errors
+    ///
+    /// A [`CallFailure`] when the upstream is down, slow or failing.
+    pub async fn call(
+        &self,
+        params: CallToolRequestParams,
+        timeout: Duration,
+    ) -> Result<CallToolResult, CallFailure> {
+        let conn = self.connection().ok_or(CallFailure::Unavailable)?;
+        match tokio::time::timeout(timeout, conn.peer.call_tool(params)).await {
+            Err(_) => Err(CallFailure::Timeout(timeout)),
+            Ok(Err(e)) => {
+                if conn.peer.is_transport_closed() {
+                    Err(CallFailure::Unavailable)
+                } else {
+                    Err(CallFailure::Failed(e.to_string()))
+                }
+            }
+            Ok(Ok(r)) => Ok(r),
+        }
+    }
+}
