@@ -1,0 +1,5 @@
+//! Links the addon against the Node-API symbols the host process provides.
+
+fn main() {
+    napi_build::setup();
+}

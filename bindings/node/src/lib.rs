@@ -1,0 +1,18 @@
+//! toolgate for Node.js: the compiled policy engine as a native addon (napi-rs).
+//!
+//! The addon exposes `Engine` (load a bundle, a `.policy` file or folder, or policy text;
+//! decide a request object; list an agent's tools), `PermissionSet` (Hermes' immutable grant
+//! set) and the pieces the hand-written wrappers in `toolgate.js` build the drop-in host shapes
+//! from. Every decision is made by the `toolgate` crate; nothing here decides.
+
+mod decision;
+mod engine;
+mod error;
+mod output;
+mod permissions;
+mod request;
+
+pub use decision::{Decision, Request, Rule, TestCase, VisibleTool};
+pub use engine::Engine;
+pub use error::Diagnostic;
+pub use permissions::{permission_denied_message, PermissionSet};
