@@ -145,9 +145,9 @@ fn check_depth(depth: usize) -> Result<(), Refusal> {
 
 /// A `str` as UTF-8; a lone surrogate has no UTF-8 (and no JSON) form.
 pub fn string(s: &Bound<'_, PyString>) -> Result<String, Refusal> {
-    s.to_cow().map(|c| c.into_owned()).map_err(|_| {
-        Refusal::new("is a string with a lone surrogate, which is not valid Unicode")
-    })
+    s.to_cow()
+        .map(|c| c.into_owned())
+        .map_err(|_| Refusal::new("is a string with a lone surrogate, which is not valid Unicode"))
 }
 
 /// A `dict` at nesting `depth` (itself included) as a JSON object.

@@ -107,12 +107,7 @@ impl PyDecision {
             return py.NotImplemented();
         };
         let equal = self.inner == other.get().inner;
-        match op {
-            CompareOp::Eq => equal.into_pyobject(py).map(|b| b.to_owned().into_any().unbind()),
-            CompareOp::Ne => (!equal).into_pyobject(py).map(|b| b.to_owned().into_any().unbind()),
-            _ => return py.NotImplemented(),
-        }
-        .unwrap_or_else(|_| py.NotImplemented())
+        crate::compare::equality(py, equal, op)
     }
 
     fn __repr__(&self) -> String {
@@ -190,11 +185,6 @@ impl PyRuleRef {
             return py.NotImplemented();
         };
         let equal = self.inner == other.get().inner;
-        match op {
-            CompareOp::Eq => equal.into_pyobject(py).map(|b| b.to_owned().into_any().unbind()),
-            CompareOp::Ne => (!equal).into_pyobject(py).map(|b| b.to_owned().into_any().unbind()),
-            _ => return py.NotImplemented(),
-        }
-        .unwrap_or_else(|_| py.NotImplemented())
+        crate::compare::equality(py, equal, op)
     }
 }

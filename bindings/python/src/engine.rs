@@ -55,7 +55,11 @@ fn plain_permissions(obj: Option<&Bound<'_, PyAny>>) -> Result<Option<Vec<String
     } else {
         return Err(());
     };
-    items.iter().map(plain_str).collect::<Result<Vec<_>, ()>>().map(Some)
+    items
+        .iter()
+        .map(plain_str)
+        .collect::<Result<Vec<_>, ()>>()
+        .map(Some)
 }
 
 /// The fields of `decide(...)` as a request, or why it is a bad request.
@@ -249,6 +253,49 @@ impl PyEngine {
         self.answer(req)
     }
 
+    /// Decides a call whose arguments arrive as JSON text (as agent SDKs hand them over),
+    /// read with the CLI's strict parser: duplicate keys, NaN and over-deep nesting are
+    /// refused, and text that is not one JSON object is a `bad_request` decision. Blank text
+    /// means no arguments.
+    #[pyo3(signature = (agent, tool, args_json, *, server=None, tool_use_id=None))]
+    fn decide_json_args(
+        &self,
+        agent: String,
+        tool: String,
+        args_json: &str,
+        server: Option<String>,
+        tool_use_id: Option<String>,
+    ) -> PyDecision {
+        let text = if args_json.trim().is_empty() {
+            "{}"
+        } else {
+            args_json
+        };
+        let req = if text.len() > toolgate::engine::request::MAX_REQUEST_BYTES {
+            let bad = toolgate::engine::BadRequest::too_large(text.len());
+            Err((format!("bad request: {}", bad.message), tool_use_id.clone()))
+        } else {
+            match toolgate::engine::json::parse_strict(text) {
+                Ok(args) => {
+                    let mut map = Map::new();
+                    map.insert("agent".into(), Value::String(agent));
+                    map.insert("tool".into(), Value::String(tool));
+                    map.insert("args".into(), args);
+                    if let Some(s) = server {
+                        map.insert("server".into(), Value::String(s));
+                    }
+                    if let Some(id) = tool_use_id {
+                        map.insert("tool_use_id".into(), Value::String(id));
+                    }
+                    Request::from_value(Value::Object(map))
+                        .map_err(|bad| (format!("bad request: {}", bad.message), bad.tool_use_id))
+                }
+                Err(e) => Err((format!("bad request: invalid JSON: {e}"), tool_use_id)),
+            }
+        };
+        self.answer(req)
+    }
+
     /// Decides one request line of JSON text, with the CLI's own strict parser.
     fn decide_json(&self, line: &str) -> PyDecision {
         PyDecision {
@@ -348,11 +395,6 @@ impl PyVisibleTool {
         };
         let o = other.get();
         let equal = self.server == o.server && self.tool == o.tool;
-        match op {
-            CompareOp::Eq => equal.into_pyobject(py).map(|b| b.to_owned().into_any().unbind()),
-            CompareOp::Ne => (!equal).into_pyobject(py).map(|b| b.to_owned().into_any().unbind()),
-            _ => return py.NotImplemented(),
-        }
-        .unwrap_or_else(|_| py.NotImplemented())
+        crate::compare::equality(py, equal, op)
     }
 }

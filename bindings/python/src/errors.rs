@@ -61,7 +61,13 @@ pub fn policy_error(py: Python<'_>, err: &toolgate::PolicyError) -> PyErr {
                 d.help.as_deref(),
             ))?)?;
         }
-        let args = PyTuple::new(py, [err.to_string().into_pyobject(py)?.into_any(), list.into_any()])?;
+        let args = PyTuple::new(
+            py,
+            [
+                err.to_string().into_pyobject(py)?.into_any(),
+                list.into_any(),
+            ],
+        )?;
         Ok(raise(py, &POLICY_ERROR, "PolicyError", args))
     };
     build().unwrap_or_else(|e| e)

@@ -8,6 +8,7 @@
 
 use pyo3::prelude::*;
 
+mod compare;
 mod convert;
 mod decision;
 mod engine;

@@ -121,12 +121,7 @@ impl PyPermissionSet {
             return py.NotImplemented();
         };
         let equal = self.inner == other.get().inner;
-        match op {
-            CompareOp::Eq => equal.into_pyobject(py).map(|b| b.to_owned().into_any().unbind()),
-            CompareOp::Ne => (!equal).into_pyobject(py).map(|b| b.to_owned().into_any().unbind()),
-            _ => return py.NotImplemented(),
-        }
-        .unwrap_or_else(|_| py.NotImplemented())
+        crate::compare::equality(py, equal, op)
     }
 }
 

@@ -46,6 +46,16 @@ class Engine:
         """Decides one tool call; a value JSON cannot hold gives a ``bad_request`` decision."""
     def decide_request(self, request: Dict[str, _Json]) -> Decision:
         """Decides a request dict of the CLI's request JSON shape."""
+    def decide_json_args(
+        self,
+        agent: str,
+        tool: str,
+        args_json: str,
+        *,
+        server: Optional[str] = None,
+        tool_use_id: Optional[str] = None,
+    ) -> Decision:
+        """Decides a call whose arguments are JSON text, read with the CLI's strict parser."""
     def decide_json(self, line: str) -> Decision:
         """Decides one request line of JSON text, with the CLI's strict parser."""
     def tools(self, agent: str) -> Optional[List[VisibleTool]]:

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# CI for bindings/python: lint the extension crate, install the package from source into
+# $VENV (pip builds the wheel with maturin), install the pinned test environment, and run
+# pytest. Run from the repository root after `cargo build --release` (the CLI-comparison
+# tests use target/release/toolgate).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+: "${VENV:?set VENV to a Python 3.11 virtualenv}"
+PY="$VENV/bin/python"
+
+cargo fmt -p toolgate-python --check
+PYO3_PYTHON="$PY" cargo clippy -p toolgate-python --all-targets -- -D warnings
+
+"$PY" -m pip install --quiet --disable-pip-version-check -r bindings/python/requirements-test.txt
+"$PY" -m pip install --quiet --disable-pip-version-check ./bindings/python
+
+export TOOLGATE_CLI="${TOOLGATE_CLI:-$PWD/target/release/toolgate}"
+# Run from a folder outside the source tree, so the installed package is the one tested.
+cd bindings/python/tests
+"$PY" -m pytest -p no:cacheprovider -q .

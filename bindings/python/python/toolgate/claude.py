@@ -1,0 +1,82 @@
+"""toolgate for the Claude Agent SDK (``claude-agent-sdk``).
+
+Two entry points, for the SDK's two places to refuse a tool call:
+
+- :func:`can_use_tool` returns the async callback for ``ClaudeAgentOptions.can_use_tool``.
+  The SDK asks it only when its own permission flow would prompt: it is **skipped** under
+  ``permission_mode="bypassPermissions"`` and for tools listed in ``allowed_tools``. Use it
+  when the policy should decide what would otherwise be a prompt to the user.
+- :func:`pre_tool_use_hook` returns a ``PreToolUse`` hook callback for a ``HookMatcher``.
+  Hooks run for **every** tool call, whatever the permission mode and ``allowed_tools``.
+  Use it when the policy must gate every call (the usual choice for enforcement).
+
+MCP tools arrive as ``mcp__<server>__<tool>`` and are decided as ``server.tool``; other names
+are host tools. ``claude_agent_sdk`` is imported only when a callback is built.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable, Dict, Optional
+
+from ._names import split_tool_name
+from ._native import Decision, Engine
+
+__all__ = ["can_use_tool", "pre_tool_use_hook", "decide"]
+
+
+def decide(engine: Engine, agent: str, tool_name: str, tool_input: Any,
+           tool_use_id: Optional[str] = None) -> Decision:
+    """Decides one Claude tool call (``tool_name`` as the SDK names it)."""
+    server, tool = split_tool_name(tool_name)
+    return engine.decide(agent, tool, tool_input, server=server, tool_use_id=tool_use_id)
+
+
+def can_use_tool(engine: Engine, agent: str) -> Callable[[str, Dict[str, Any], Any], Awaitable[Any]]:
+    """The ``can_use_tool`` callback: ``PermissionResultAllow()`` when the policy allows the
+    call, ``PermissionResultDeny(message=decision.message)`` when it denies it.
+
+    Example::
+
+        options = ClaudeAgentOptions(can_use_tool=toolgate.claude.can_use_tool(engine, "code-assistant"))
+    """
+    from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
+
+    async def callback(tool_name: str, tool_input: Dict[str, Any], context: Any) -> Any:
+        d = decide(engine, agent, tool_name, tool_input, getattr(context, "tool_use_id", None))
+        if d.allowed:
+            return PermissionResultAllow()
+        return PermissionResultDeny(message=d.message)
+
+    return callback
+
+
+def pre_tool_use_hook(engine: Engine, agent: str) -> Callable[[Any, Optional[str], Any], Awaitable[Dict[str, Any]]]:
+    """A ``PreToolUse`` hook callback: a denial answers ``permissionDecision: "deny"`` with
+    the decision's message as ``permissionDecisionReason`` (the model reads it); an allowed
+    call gets no opinion (``{}``), so the SDK's other checks still apply.
+
+    Example::
+
+        options = ClaudeAgentOptions(hooks={"PreToolUse": [
+            HookMatcher(matcher=None, hooks=[toolgate.claude.pre_tool_use_hook(engine, "code-assistant")]),
+        ]})
+    """
+
+    async def hook(hook_input: Any, tool_use_id: Optional[str], context: Any) -> Dict[str, Any]:
+        if not isinstance(hook_input, dict) or hook_input.get("hook_event_name") != "PreToolUse":
+            return {}
+        tool_name = hook_input.get("tool_name")
+        call_id = tool_use_id if tool_use_id is not None else hook_input.get("tool_use_id")
+        d = decide(engine, agent, tool_name if isinstance(tool_name, str) else "",
+                   hook_input.get("tool_input", {}), call_id if isinstance(call_id, str) else None)
+        if d.allowed:
+            return {}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": d.message,
+            }
+        }
+
+    return hook
