@@ -10,10 +10,13 @@
 //! | --- | --- | --- |
 //! | load | [`load`] | reads files and folders into a [`source::SourceMap`] |
 //! | syntax | `syntax` (internal) | text to syntax tree (pest), syntax diagnostics |
-//! | resolve | [`resolve`] | names, catalog, grants, patterns validated |
+//! | pattern | [`pattern`] | globs, path normalization, regex limits (below every stage) |
+//! | resolve | [`resolve`] | names, catalog, grants, patterns validated, test expectations |
+//! | compile | `compile` (internal) | resolved policy to a [`program::Program`] in named steps |
+//! | program | [`program`] | the compiled tables (interned IDs, grant bitsets, rule groups, automata), each with its validation |
+//! | bundle | [`bundle`] | a program in a versioned, checksummed envelope |
+//! | engine | [`engine`] | holds a program; [`Request`] to [`Decision`] |
 //! | lint | `lint` (internal) | `check`'s analyses: unreachable, redundant and dead rules, risky patterns |
-//! | compile | `compile` (internal) | interned IDs, grant bitsets, rule groups, automata |
-//! | engine | [`engine`] | [`Request`] to [`Decision`] |
 //! | testing | [`testing`] | runs a policy's `test` blocks |
 //! | fmt | [`fmt`] | canonical formatting, checked by re-parsing |
 //!
@@ -44,6 +47,9 @@ pub mod engine;
 pub mod fmt;
 pub mod host;
 pub mod load;
+pub mod pattern;
+#[doc(hidden)]
+pub mod program;
 pub mod resolve;
 pub mod source;
 pub mod testing;

@@ -276,7 +276,7 @@ pub fn engine_from_sources(
             sources: policy.sources,
         });
     }
-    match crate::compile::compile(&policy) {
+    match compile_engine(&policy) {
         Ok(engine) => Ok((engine, policy, diags)),
         Err(more) => {
             let mut all = diags;
@@ -287,6 +287,28 @@ pub fn engine_from_sources(
             })
         }
     }
+}
+
+/// Compiles a resolved policy into a program and loads the engine from it. A compiled program
+/// that fails its own validation (a compiler bug: its bundle would not load) is an error.
+fn compile_engine(policy: &Policy) -> Result<Engine, Diagnostics> {
+    let program = crate::compile::compile(policy)?;
+    Engine::from_program(&program).map_err(|e| {
+        let file = policy.sources.files().next().map(|(id, _)| id);
+        let mut diags = Diagnostics::new();
+        if let Some(file) = file {
+            diags.push(
+                Diagnostic::error(
+                    "toolgate::internal_error",
+                    Span::new(file, 0, 0),
+                    format!("the compiled policy failed its own validation: {e}"),
+                )
+                .with_label("compiling this policy")
+                .with_help("this is a bug in toolgate; please report it with the policy"),
+            );
+        }
+        diags
+    })
 }
 
 /// Compiles policy text held in memory (`name` is used in diagnostics).

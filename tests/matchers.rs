@@ -4,11 +4,11 @@
 //! an independently normalized path.
 
 use proptest::prelude::*;
-use toolgate::compile::bitset::BitSet;
-use toolgate::compile::dfa::DfaLimits;
-use toolgate::compile::glob::translate;
-use toolgate::compile::index::{Automata, PatternIndex};
-use toolgate::compile::matcher::NeedleMatcher;
+use toolgate::pattern::glob::translate;
+use toolgate::program::bitset::BitSet;
+use toolgate::program::dfa::DfaLimits;
+use toolgate::program::index::{Automata, PatternIndex};
+use toolgate::program::needles::NeedleMatcher;
 
 /// The indices of the patterns that match `value`, through one pattern index.
 fn index_matches(regexes: &[String], value: &str) -> Vec<u32> {
@@ -96,7 +96,7 @@ proptest! {
         let t = translate(&g).unwrap();
         prop_assert!(t.is_path);
         let value = format!("/{v}");
-        let engine = toolgate::compile::path::normalize(&value).map(|p| p.into_owned());
+        let engine = toolgate::pattern::path::normalize(&value).map(|p| p.into_owned());
         prop_assert_eq!(&engine, &normalize_oracle(&value));
         if let Some(n) = engine {
             let matched = !index_matches(std::slice::from_ref(&t.regex), &n).is_empty();

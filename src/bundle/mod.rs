@@ -15,7 +15,7 @@
 //! (aho-corasick automata, lookup maps) is rebuilt. No input makes the loader panic, and an
 //! engine is returned only when all of it loaded.
 
-use crate::engine::Engine;
+use crate::program::Program;
 use sha2::{Digest, Sha256};
 use std::fmt;
 
@@ -128,10 +128,10 @@ pub fn looks_like_bundle(bytes: &[u8]) -> bool {
     bytes.starts_with(MAGIC)
 }
 
-/// The payload of an engine: the postcard encoding of the compiled tables.
-pub(crate) fn payload(engine: &Engine) -> Vec<u8> {
+/// The payload of a program: the postcard encoding of the compiled tables.
+pub(crate) fn payload(program: &Program) -> Vec<u8> {
     // Serializing plain data into a Vec cannot fail; an empty payload would fail to load.
-    postcard::to_allocvec(engine).unwrap_or_default()
+    postcard::to_allocvec(program).unwrap_or_default()
 }
 
 /// SHA-256 of a payload, in lowercase hex.
@@ -144,9 +144,9 @@ fn hex(digest: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Writes an engine as a bundle.
-pub(crate) fn encode(engine: &Engine) -> Vec<u8> {
-    let payload = payload(engine);
+/// Writes a program as a bundle.
+pub(crate) fn encode(program: &Program) -> Vec<u8> {
+    let payload = payload(program);
     let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -163,8 +163,9 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b)
 }
 
-/// Reads a bundle: envelope checks, decoding, validation, rebuilding.
-pub(crate) fn decode(bytes: &[u8]) -> Result<Engine, BundleError> {
+/// Reads a bundle: envelope checks, decoding, validation, rebuilding. Returns the program
+/// and the payload's SHA-256 in hex (the policy hash).
+pub(crate) fn decode(bytes: &[u8]) -> Result<(Program, String), BundleError> {
     if bytes.len() < MAGIC.len() || !looks_like_bundle(bytes) {
         return Err(err(BundleErrorKind::NotABundle));
     }
@@ -196,27 +197,24 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Engine, BundleError> {
     if digest.as_slice() != &bytes[24..56] {
         return Err(err(BundleErrorKind::Checksum));
     }
-    let mut engine = decode_payload(payload)?;
-    engine.policy_hash = hex(&digest);
-    Ok(engine)
+    Ok((decode_payload(payload)?, hex(&digest)))
 }
 
-/// Decodes, validates and rebuilds an engine from a payload (the policy hash is left to the
-/// caller).
-pub(crate) fn decode_payload(payload: &[u8]) -> Result<Engine, BundleError> {
-    let mut engine: Engine = postcard::from_bytes(payload)
+/// Decodes, validates and rebuilds a program from a payload.
+pub(crate) fn decode_payload(payload: &[u8]) -> Result<Program, BundleError> {
+    let mut program: Program = postcard::from_bytes(payload)
         .map_err(|e| err(BundleErrorKind::Malformed(e.to_string())))?;
-    engine
+    program
         .validate_and_rebuild()
-        .map_err(|m| err(BundleErrorKind::Inconsistent(m)))?;
-    Ok(engine)
+        .map_err(|m| err(BundleErrorKind::Inconsistent(m.to_string())))?;
+    Ok(program)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn engine() -> Engine {
+    fn engine() -> crate::Engine {
         crate::load::engine_from_str(
             "b.policy",
             "tool t(p) needs fs:read\nagent a { grant fs:* allow t where p matches \"/x/**\" }",
@@ -227,14 +225,14 @@ mod tests {
     #[test]
     fn round_trip_keeps_the_hash() {
         let e = engine();
-        let bytes = encode(&e);
-        let back = decode(&bytes).unwrap();
-        assert_eq!(back.policy_hash(), e.policy_hash());
+        let bytes = encode(&e.program);
+        let (_, hash) = decode(&bytes).unwrap();
+        assert_eq!(hash, e.policy_hash());
     }
 
     #[test]
     fn every_envelope_failure_has_its_code() {
-        let good = encode(&engine());
+        let good = encode(&engine().program);
         let code = |b: &[u8]| decode(b).unwrap_err().code();
         assert_eq!(code(b"hello"), "toolgate::bundle::not_a_bundle");
         assert_eq!(code(&good[..30]), "toolgate::bundle::malformed");
@@ -254,7 +252,7 @@ mod tests {
 
     #[test]
     fn truncation_at_every_length_is_refused() {
-        let good = encode(&engine());
+        let good = encode(&engine().program);
         for n in 0..good.len() {
             assert!(decode(&good[..n]).is_err(), "{n} bytes loaded");
         }

@@ -1,4 +1,4 @@
-//! A rule group: the rules of one agent that can apply to one tool, with one matcher per
+//! Building rule groups (`program::group`): the rules of one agent, with one matcher per
 //! argument they constrain.
 //!
 //! Conditions are deduplicated and numbered so that each argument's conditions form one
@@ -8,78 +8,13 @@
 //! Each rule is indexed under one "key" condition, so finding the rules that fire costs the
 //! number of satisfied conditions, not the number of rules.
 
-use super::csr::{Csr, Strings};
-use super::dfa::{DfaError, DfaLimits};
-use super::index::{Automata, PatternIndex};
-use super::matcher::NeedleMatcher;
+use crate::program::csr::Csr;
+use crate::program::dfa::{DfaError, DfaLimits};
+use crate::program::group::{ArgMatcher, Group, PatternConds};
+use crate::program::index::{Automata, PatternIndex};
+use crate::program::needles::NeedleMatcher;
 use crate::resolve::{CondDef, CondTest, RuleDef, StrPattern};
-use crate::syntax::ast::{CmpOp, Effect};
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-
-/// Patterns compiled together, and the conditions each pattern satisfies.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct PatternConds<M> {
-    pub matcher: M,
-    /// Per pattern: the conditions it satisfies.
-    pub conds: Csr,
-}
-
-/// Everything the rules of a group ask of one argument path.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct ArgMatcher {
-    /// The argument path.
-    pub path: Vec<String>,
-    /// The argument's condition IDs are `lo..hi`.
-    pub lo: usize,
-    pub hi: usize,
-    /// Patterns over the raw string value.
-    pub raw: Option<PatternConds<PatternIndex>>,
-    /// Path patterns over the normalized value.
-    pub norm: Option<PatternConds<PatternIndex>>,
-    /// `contains` needles (an index into the engine's needle matchers).
-    pub needles: Option<PatternConds<u32>>,
-    /// Numeric comparisons.
-    pub numeric: Vec<(u32, CmpOp, f64)>,
-    /// `present` conditions.
-    pub present: Vec<u32>,
-    /// `!=` conditions (the negation of their pattern).
-    pub negated: Vec<u32>,
-    /// Path-pattern conditions (fail closed in a deny).
-    pub path_conds: Vec<u32>,
-}
-
-/// The rules of one agent for one tool (or, without a catalog, all of an agent's rules).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub(crate) struct Group {
-    /// Global rule IDs in source order; a rule's local ID is its index here.
-    pub rules: Vec<u32>,
-    /// Effect of each local rule.
-    pub effects: Vec<Effect>,
-    /// Condition IDs of each local rule, in the rule's order.
-    pub rule_conds: Csr,
-    /// Per condition: the local rules keyed on it.
-    pub keyed: Csr,
-    /// Local rules with no condition, ascending.
-    pub unconditional: Vec<u32>,
-    /// Per argument: the local rules keyed on one of its conditions other than `present`,
-    /// ascending (the rules an absent argument satisfies vacuously in an allow).
-    pub arg_keyed: Csr,
-    /// Number of distinct conditions.
-    pub n_conds: usize,
-    /// Each rule's conditions as written (aligned with `rule_conds`' items), for
-    /// explanations: two rules may share a condition written differently.
-    pub rule_cond_text: Strings,
-    /// One matcher per argument path.
-    pub args: Vec<ArgMatcher>,
-    /// Derived (not stored in bundles): the argument of each condition.
-    #[serde(skip)]
-    pub cond_arg: Vec<u32>,
-    /// Derived (not stored in bundles): the arguments some deny rule reads, ascending. A
-    /// decision judges these first and stops when a deny fires.
-    #[serde(skip)]
-    pub deny_args: Vec<u32>,
-}
 
 /// Why a group could not be built: the argument whose matcher failed, and why.
 #[derive(Debug, Clone)]
@@ -208,34 +143,6 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], shared: &mut Shared) -> Result<Gr
     group.arg_keyed = Csr::from_rows(arg_keyed);
     group.derive();
     Ok(group)
-}
-
-impl Group {
-    /// Computes the tables derived from the stored ones (after building, and after loading
-    /// a bundle once the stored tables are validated).
-    pub(crate) fn derive(&mut self) {
-        self.cond_arg = vec![0; self.n_conds];
-        for (a, arg) in self.args.iter().enumerate() {
-            for slot in self.cond_arg.get_mut(arg.lo..arg.hi).into_iter().flatten() {
-                *slot = a as u32;
-            }
-        }
-        let mut deny_args: Vec<u32> = (0..self.rules.len())
-            .filter(|&local| self.effects.get(local) == Some(&Effect::Deny))
-            .flat_map(|local| self.rule_conds.row(local).iter())
-            .filter_map(|&c| self.cond_arg.get(c as usize).copied())
-            .collect();
-        deny_args.sort_unstable();
-        deny_args.dedup();
-        self.deny_args = deny_args;
-    }
-
-    /// The argument a condition is about.
-    pub(crate) fn arg_of(&self, cond: u32) -> Option<usize> {
-        let c = cond as usize;
-        let i = self.args.partition_point(|a| a.hi <= c);
-        (i < self.args.len() && self.args[i].lo <= c).then_some(i)
-    }
 }
 
 fn one_of_regex(values: &[String]) -> String {

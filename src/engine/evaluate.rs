@@ -6,11 +6,11 @@
 //! reached through the condition they are keyed on.
 
 use super::args::visit;
-use crate::compile::bitset::BitSet;
-use crate::compile::group::{ArgMatcher, Group};
-use crate::compile::index::Automata;
-use crate::compile::matcher::NeedleMatcher;
-use crate::compile::path::normalize;
+use crate::pattern::path::normalize;
+use crate::program::bitset::BitSet;
+use crate::program::group::{ArgMatcher, Group};
+use crate::program::index::Automata;
+use crate::program::needles::NeedleMatcher;
 use crate::syntax::ast::Effect;
 use serde_json::{Map, Value};
 use std::cell::RefCell;

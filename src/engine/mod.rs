@@ -1,13 +1,13 @@
-//! The decision engine: a compiled policy answering [`Request`]s with [`Decision`]s.
+//! The decision engine: a compiled [`Program`] answering [`Request`]s with [`Decision`]s.
 //!
-//! Nothing here parses a policy. The order of checks is LANGUAGE.md section 7: agent, tool
-//! lookup, permission gate (precomputed per agent and catalog tool), required arguments, then
-//! the rule group (deny wins, then allow, then the agent's default).
+//! Nothing here parses a policy: the engine holds a program (built by `compile` or decoded
+//! from a bundle) and its policy hash. [`decide`](Engine::decide) follows docs/language.md
+//! section 11 (see `decide.rs`).
 
 pub mod args;
+mod decide;
 pub mod decision;
 mod evaluate;
-mod integrity;
 pub mod json;
 pub mod request;
 
@@ -15,248 +15,9 @@ use decision::Verdict;
 pub use decision::{Decision, Explanation, Reason, RuleRef, RuleTrace};
 pub use request::{BadRequest, Request};
 
-use crate::compile::bitset::BitSet;
-use crate::compile::group::Group;
-use crate::compile::index::{Automata, PatternIndex};
-use crate::compile::matcher::NeedleMatcher;
-use crate::resolve::{parse_permission, Permission};
-use crate::syntax::ast::Effect;
-use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
+use crate::bundle::BundleError;
+use crate::program::Program;
 use std::borrow::Cow;
-
-/// Interned permissions and domains.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub(crate) struct PermTable {
-    names: Vec<String>,
-    domain_of: Vec<u32>,
-    domain_names: Vec<String>,
-    #[serde(skip)]
-    index: FxHashMap<String, u32>,
-    #[serde(skip)]
-    domains: FxHashMap<String, u32>,
-}
-
-impl PermTable {
-    pub(crate) fn intern_domain(&mut self, d: &str) -> u32 {
-        if let Some(&id) = self.domains.get(d) {
-            return id;
-        }
-        let id = self.domain_names.len() as u32;
-        self.domain_names.push(d.to_string());
-        self.domains.insert(d.to_string(), id);
-        id
-    }
-
-    /// Rebuilds the lookup maps and checks every reference (after loading a bundle).
-    pub(crate) fn rebuild(&mut self) -> Result<(), String> {
-        if self.domain_of.len() != self.names.len()
-            || self
-                .domain_of
-                .iter()
-                .any(|&d| d as usize >= self.domain_names.len())
-        {
-            return Err("permission table is inconsistent".into());
-        }
-        self.index = self
-            .names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.clone(), i as u32))
-            .collect();
-        self.domains = self
-            .domain_names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.clone(), i as u32))
-            .collect();
-        if self.index.len() != self.names.len() || self.domains.len() != self.domain_names.len() {
-            return Err("permission table has duplicates".into());
-        }
-        Ok(())
-    }
-    pub(crate) fn intern(&mut self, p: &Permission) -> u32 {
-        let d = self.intern_domain(&p.domain);
-        let key = p.to_string();
-        if let Some(&id) = self.index.get(&key) {
-            return id;
-        }
-        let id = self.names.len() as u32;
-        self.names.push(key.clone());
-        self.domain_of.push(d);
-        self.index.insert(key, id);
-        id
-    }
-    pub(crate) fn id(&self, domain: &str, action: &str) -> Option<u32> {
-        self.index.get(&format!("{domain}:{action}")).copied()
-    }
-    pub(crate) fn domain_id(&self, d: &str) -> Option<u32> {
-        self.domains.get(d).copied()
-    }
-    pub(crate) fn len(&self) -> usize {
-        self.names.len()
-    }
-    pub(crate) fn domain_len(&self) -> usize {
-        self.domain_names.len()
-    }
-    pub(crate) fn name(&self, id: u32) -> &str {
-        &self.names[id as usize]
-    }
-}
-
-/// What one agent was granted: bitsets over interned permissions and domains.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct GrantSet {
-    pub all: bool,
-    pub exact: BitSet,
-    pub domains: BitSet,
-}
-
-impl GrantSet {
-    /// Membership of an interned permission: constant time.
-    #[inline]
-    pub(crate) fn contains(&self, perms: &PermTable, p: u32) -> bool {
-        self.all
-            || self.exact.contains(p as usize)
-            || self.domains.contains(perms.domain_of[p as usize] as usize)
-    }
-
-    /// Membership of any permission, interned or not (policies without a catalog).
-    fn contains_permission(&self, perms: &PermTable, p: &Permission) -> bool {
-        if self.all {
-            return true;
-        }
-        if let Some(id) = perms.id(&p.domain, &p.action) {
-            if self.exact.contains(id as usize) {
-                return true;
-            }
-        }
-        perms
-            .domain_id(&p.domain)
-            .is_some_and(|d| self.domains.contains(d as usize))
-    }
-}
-
-/// Rule targets compiled for run-time selection (policies without a catalog).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct TargetMatcher {
-    pub n_rules: usize,
-    pub tool: PatternIndex,
-    pub tool_rules: Vec<u32>,
-    pub tool_any: Vec<u32>,
-    pub server: PatternIndex,
-    pub server_rules: Vec<u32>,
-    pub server_any: Vec<u32>,
-    pub no_server: Vec<u32>,
-}
-
-impl TargetMatcher {
-    fn candidates(&self, server: Option<&str>, tool: &str, automata: &Automata) -> Option<BitSet> {
-        let (mut scratch, mut hits) = (Vec::new(), Vec::new());
-        let mut tool_ok = BitSet::new(self.n_rules);
-        for &r in &self.tool_any {
-            tool_ok.insert(r as usize);
-        }
-        if !self
-            .tool
-            .matches(tool.as_bytes(), automata, &mut scratch, &mut hits)
-        {
-            return None;
-        }
-        for &p in &hits {
-            tool_ok.insert(*self.tool_rules.get(p as usize)? as usize);
-        }
-        let mut out = BitSet::new(self.n_rules);
-        for &r in &self.no_server {
-            if tool_ok.contains(r as usize) {
-                out.insert(r as usize);
-            }
-        }
-        if let Some(server) = server {
-            for &r in &self.server_any {
-                if tool_ok.contains(r as usize) {
-                    out.insert(r as usize);
-                }
-            }
-            hits.clear();
-            if !self
-                .server
-                .matches(server.as_bytes(), automata, &mut scratch, &mut hits)
-            {
-                return None;
-            }
-            for &p in &hits {
-                let r = *self.server_rules.get(p as usize)? as usize;
-                if tool_ok.contains(r) {
-                    out.insert(r);
-                }
-            }
-        }
-        Some(out)
-    }
-}
-
-/// One compiled agent.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct AgentRt {
-    pub name: String,
-    pub default: Effect,
-    pub grants: GrantSet,
-    /// The group of all the agent's rules.
-    pub group: u32,
-    /// Without a catalog: the rule targets.
-    pub targets: Option<TargetMatcher>,
-    /// With a catalog: the tools the agent may see, in declaration order.
-    pub visible: Vec<u32>,
-    /// With a catalog: per tool, the local IDs of the rules that target it, ascending.
-    pub candidates: crate::compile::csr::Csr,
-    /// With a catalog: per tool, the deny rules among `candidates` (derived, not stored), so
-    /// that looking for a firing deny reads only deny rules.
-    #[serde(skip)]
-    pub deny_candidates: crate::compile::csr::Csr,
-    pub default_message: String,
-}
-
-impl AgentRt {
-    /// Computes the tables derived from the stored ones (after building, and after loading
-    /// a bundle once the stored tables are validated).
-    pub(crate) fn derive(&mut self, group: &Group, n_tools: usize) {
-        let is_deny = |&local: &u32| group.effects.get(local as usize) == Some(&Effect::Deny);
-        self.deny_candidates = crate::compile::csr::Csr::from_rows((0..n_tools).map(|t| {
-            let row = self.candidates.row(t).iter().copied();
-            row.filter(is_deny).collect::<Vec<u32>>()
-        }));
-    }
-}
-
-/// One catalog tool.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct ToolRt {
-    pub server: Option<u32>,
-    pub name: String,
-    pub display: String,
-    pub needs: Vec<u32>,
-    pub required: Vec<String>,
-}
-
-/// The catalog with the per-(agent, tool) tables.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct Catalog {
-    pub tools: Vec<ToolRt>,
-    #[serde(skip)]
-    pub by_name: FxHashMap<String, Vec<u32>>,
-    pub servers: Vec<String>,
-    /// `agent * n_tools + tool` -> the first permission not granted.
-    pub gate: Vec<Option<u32>>,
-    pub n_tools: usize,
-}
-
-/// One compiled rule.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct RuleRt {
-    pub info: RuleRef,
-    pub message: String,
-}
 
 /// A tool an agent may see.
 ///
@@ -301,81 +62,31 @@ impl std::fmt::Display for VisibleTool {
 /// let req = Request::new("reviewer", "read_file").args(serde_json::json!({"path": "/srv/a"}));
 /// assert_eq!(shared.decide(&req), from_bundle.decide(&req));
 /// ```
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct Engine {
-    pub(crate) agents: Vec<AgentRt>,
-    #[serde(skip)]
-    pub(crate) agent_index: FxHashMap<String, u32>,
-    pub(crate) catalog: Option<Catalog>,
-    pub(crate) rules: Vec<RuleRt>,
-    pub(crate) groups: Vec<Group>,
-    pub(crate) perms: PermTable,
-    pub(crate) automata: Automata,
-    pub(crate) needles: Vec<NeedleMatcher>,
-    /// The policy's test blocks, so a bundle can still be tested.
-    pub(crate) tests: Vec<crate::testing::TestCase>,
+    pub(crate) program: Program,
     /// SHA-256 of the bundle payload, in hex.
-    #[serde(skip)]
     pub(crate) policy_hash: String,
 }
 
-/// The resolved tool of a request.
-struct Resolved<'a> {
-    display: Cow<'a, str>,
-    needs_missing: Option<Cow<'a, str>>,
-    needs: Vec<String>,
-    required: &'a [String],
-    group: &'a Group,
-    candidates: evaluate::Candidates<'a>,
-}
-
-const NO_REQUIRED: &[String] = &[];
-
 impl Engine {
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn new(
-        agents: Vec<AgentRt>,
-        agent_index: FxHashMap<String, u32>,
-        catalog: Option<Catalog>,
-        rules: Vec<RuleRt>,
-        groups: Vec<Group>,
-        perms: PermTable,
-        automata: Automata,
-        needles: Vec<NeedleMatcher>,
-        tests: Vec<crate::testing::TestCase>,
-    ) -> Engine {
-        let mut engine = Engine {
-            agents,
-            agent_index,
-            catalog,
-            rules,
-            groups,
-            perms,
-            automata,
-            needles,
-            tests,
-            policy_hash: String::new(),
-        };
-        let payload = crate::bundle::payload(&engine);
-        // Loading the payload back packs the tables together, as a host loading the bundle
-        // gets them: compiling leaves them scattered among the memory it freed, and at 10,000
-        // rules that made decisions on requests touching many rules up to three times slower.
-        let mut engine = crate::bundle::decode_payload(&payload).unwrap_or_else(|_| {
-            engine.derive_agents();
-            engine
-        });
-        engine.policy_hash = crate::bundle::payload_hash(&payload);
-        engine
-    }
-
-    /// Derives every agent's run-time tables from its rule group.
-    pub(crate) fn derive_agents(&mut self) {
-        let n_tools = self.catalog.as_ref().map_or(0, |c| c.n_tools);
-        for a in &mut self.agents {
-            if let Some(group) = self.groups.get(a.group as usize) {
-                a.derive(group, n_tools);
-            }
-        }
+    /// Wraps a freshly compiled program: encodes it as a bundle payload (for the policy hash)
+    /// and loads it back from that payload, as a host loading the bundle would. Loading back
+    /// packs the tables together (compiling leaves them scattered among the memory it freed,
+    /// and at 10,000 rules that made decisions on requests touching many rules up to three
+    /// times slower), and it proves the bundle of this program loads.
+    ///
+    /// # Errors
+    ///
+    /// A [`BundleError`] when the compiled program fails its own validation: a compiler bug,
+    /// reported rather than kept working in memory with a bundle that would not load.
+    pub(crate) fn from_program(program: &Program) -> Result<Engine, BundleError> {
+        let payload = crate::bundle::payload(program);
+        let program = crate::bundle::decode_payload(&payload)?;
+        Ok(Engine {
+            program,
+            policy_hash: crate::bundle::payload_hash(&payload),
+        })
     }
 
     /// Loads a compiled bundle (written by [`Engine::to_bundle`] or `toolgate compile`).
@@ -396,8 +107,12 @@ impl Engine {
     /// assert_eq!(loaded.policy_hash(), engine.policy_hash());
     /// assert!(toolgate::Engine::from_bundle(&bytes[..bytes.len() - 1]).is_err());
     /// ```
-    pub fn from_bundle(bytes: &[u8]) -> Result<Engine, crate::bundle::BundleError> {
-        crate::bundle::decode(bytes)
+    pub fn from_bundle(bytes: &[u8]) -> Result<Engine, BundleError> {
+        let (program, policy_hash) = crate::bundle::decode(bytes)?;
+        Ok(Engine {
+            program,
+            policy_hash,
+        })
     }
 
     /// Writes the compiled policy as a bundle.
@@ -407,7 +122,7 @@ impl Engine {
     /// assert!(engine.to_bundle().starts_with(b"TOOLGATE"));
     /// ```
     pub fn to_bundle(&self) -> Vec<u8> {
-        crate::bundle::encode(self)
+        crate::bundle::encode(&self.program)
     }
 
     /// The expectations of the policy's `test` blocks (carried by bundles too).
@@ -417,7 +132,7 @@ impl Engine {
     /// assert_eq!(engine.test_cases().len(), 11);
     /// ```
     pub fn test_cases(&self) -> &[crate::testing::TestCase] {
-        &self.tests
+        &self.program.tests
     }
 
     /// The SHA-256 of the compiled policy (the bundle payload), in hex: the same for a policy
@@ -523,7 +238,7 @@ impl Engine {
     /// assert_eq!(engine.agent_names().collect::<Vec<_>>(), ["a", "b"]);
     /// ```
     pub fn agent_names(&self) -> impl Iterator<Item = &str> {
-        self.agents.iter().map(|a| a.name.as_str())
+        self.program.agents.iter().map(|a| a.name.as_str())
     }
 
     /// True when the policy has a tool catalog.
@@ -533,7 +248,7 @@ impl Engine {
     /// assert!(!toolgate::load::engine_from_str("p.policy", "agent a {}").unwrap().has_catalog());
     /// ```
     pub fn has_catalog(&self) -> bool {
-        self.catalog.is_some()
+        self.program.catalog.is_some()
     }
 
     /// The tools an agent may see (LANGUAGE.md section 8), in declaration order; `None` for
@@ -546,8 +261,8 @@ impl Engine {
     /// assert!(engine.visible_tools("nobody").is_none());
     /// ```
     pub fn visible_tools(&self, agent: &str) -> Option<Vec<VisibleTool>> {
-        let a = &self.agents[*self.agent_index.get(agent)? as usize];
-        let Some(cat) = &self.catalog else {
+        let (_, a) = self.program.agent(agent)?;
+        let Some(cat) = &self.program.catalog else {
             return Some(Vec::new());
         };
         Some(
@@ -562,239 +277,6 @@ impl Engine {
                 })
                 .collect(),
         )
-    }
-
-    /// Decides; when `explanation` is given, records how in it.
-    fn verdict(&self, req: &Request, explanation: &mut Option<Explanation>) -> Verdict<'_> {
-        let explain = explanation.is_some();
-
-        // 1. agent
-        let Some(&agent_id) = self.agent_index.get(&req.agent) else {
-            let hint = crate::resolve::suggest::did_you_mean(&req.agent, self.agent_names())
-                .map(|s| format!(" (did you mean `{s}`?)"))
-                .unwrap_or_default();
-            return Verdict::new(
-                Reason::UnknownAgent,
-                format!("unknown agent `{}`{hint}", req.agent),
-            );
-        };
-        let agent = &self.agents[agent_id as usize];
-        if let Some(e) = explanation.as_mut() {
-            e.agent = Some(agent.name.clone());
-        }
-
-        // 2. tool lookup (and, without a catalog, the request's declared permissions)
-        let resolved = match self.resolve_tool(agent_id, agent, req, explain) {
-            Ok(r) => r,
-            Err(v) => return v,
-        };
-        if let Some(e) = explanation.as_mut() {
-            e.tool = Some(resolved.display.to_string());
-            e.needs = resolved.needs.clone();
-        }
-
-        // 3. permission gate
-        if let Some(p) = resolved.needs_missing {
-            let message = format!(
-                "{} requires the \"{p}\" permission, which was not granted.\nRetrying with different arguments will not help",
-                resolved.display
-            );
-            return Verdict {
-                permission: Some(p),
-                ..Verdict::new(Reason::PermissionMissing, message)
-            };
-        }
-
-        // 4. required arguments
-        if let Some(arg) = resolved
-            .required
-            .iter()
-            .find(|a| args::get(&req.args, a).is_none())
-        {
-            return Verdict {
-                argument: Some(Cow::Borrowed(arg.as_str())),
-                ..Verdict::new(
-                    Reason::MissingArgument,
-                    format!(
-                        "{} requires the argument `{arg}`, which the call does not include",
-                        resolved.display
-                    ),
-                )
-            };
-        }
-
-        // 5. rules
-        let group = resolved.group;
-        let mut trace = evaluate::Trace::new();
-        let Some(fired) = group.evaluate(
-            &req.args,
-            &resolved.candidates,
-            &self.automata,
-            &self.needles,
-            explain.then_some(&mut trace),
-        ) else {
-            return Verdict::new(
-                Reason::InternalError,
-                "a matcher of the policy failed while deciding this call; it is denied",
-            );
-        };
-        if let Some(e) = explanation.as_mut() {
-            e.default = Some(agent.default.as_str().to_string());
-            for &(local, failed) in &trace {
-                let Some(&rule_id) = group.rules.get(local as usize) else {
-                    continue;
-                };
-                e.rules.push(RuleTrace {
-                    rule: self.rules[rule_id as usize].info.clone(),
-                    outcome: if failed.is_some() {
-                        "not_fired"
-                    } else {
-                        "fired"
-                    },
-                    failed_condition: failed.map(|k| {
-                        let at = group.rule_conds.row_start(local as usize) + k;
-                        group.rule_cond_text.get(at).to_string()
-                    }),
-                });
-            }
-        }
-        let (local, reason) = match fired {
-            evaluate::Fired::Deny(local) => (local, Reason::DeniedByRule),
-            evaluate::Fired::Allow(local) => (local, Reason::AllowedByRule),
-            evaluate::Fired::Nothing if agent.default == Effect::Allow => {
-                return Verdict::new(Reason::DefaultAllow, agent.default_message.as_str())
-            }
-            evaluate::Fired::Nothing => {
-                return Verdict::new(
-                    Reason::NoMatchingRule,
-                    format!(
-                        "no rule of agent `{}` allows {}",
-                        agent.name, resolved.display
-                    ),
-                )
-            }
-        };
-        let rule = &self.rules[group.rules[local as usize] as usize];
-        Verdict {
-            rule: Some(&rule.info),
-            ..Verdict::new(reason, rule.message.as_str())
-        }
-    }
-
-    fn resolve_tool<'a>(
-        &'a self,
-        agent_id: u32,
-        agent: &'a AgentRt,
-        req: &Request,
-        explain: bool,
-    ) -> Result<Resolved<'a>, Verdict<'a>> {
-        match &self.catalog {
-            Some(cat) => {
-                let ids: &[u32] = cat.by_name.get(&req.tool).map(Vec::as_slice).unwrap_or(&[]);
-                let chosen = match &req.server {
-                    Some(server) => ids.iter().copied().find(|&t| {
-                        cat.tools[t as usize]
-                            .server
-                            .is_some_and(|s| &cat.servers[s as usize] == server)
-                    }),
-                    None if ids.len() == 1 => Some(ids[0]),
-                    None if ids.len() > 1 => {
-                        let places: Vec<String> = ids
-                            .iter()
-                            .map(|&t| match cat.tools[t as usize].server {
-                                Some(s) => format!("server `{}`", cat.servers[s as usize]),
-                                None => "a host tool".to_string(),
-                            })
-                            .collect();
-                        return Err(Verdict::new(
-                            Reason::AmbiguousTool,
-                            format!(
-                                "tool `{}` is declared as {}; name the server in the request",
-                                req.tool,
-                                places.join(", ")
-                            ),
-                        ));
-                    }
-                    None => None,
-                };
-                let Some(t) = chosen else {
-                    let shown = match &req.server {
-                        Some(s) => format!("{s}.{}", req.tool),
-                        None => req.tool.clone(),
-                    };
-                    let hint = crate::resolve::suggest::did_you_mean(
-                        &req.tool,
-                        cat.by_name.keys().map(String::as_str),
-                    )
-                    .map(|s| format!(" (did you mean `{s}`?)"))
-                    .unwrap_or_default();
-                    return Err(Verdict::new(
-                        Reason::UnknownTool,
-                        format!("unknown tool `{shown}`{hint}"),
-                    ));
-                };
-                let tool = &cat.tools[t as usize];
-                let slot = agent_id as usize * cat.n_tools + t as usize;
-                Ok(Resolved {
-                    display: Cow::Borrowed(tool.display.as_str()),
-                    needs_missing: cat.gate[slot].map(|p| Cow::Borrowed(self.perms.name(p))),
-                    needs: if explain {
-                        tool.needs
-                            .iter()
-                            .map(|&p| self.perms.name(p).to_string())
-                            .collect()
-                    } else {
-                        Vec::new()
-                    },
-                    required: &tool.required,
-                    group: &self.groups[agent.group as usize],
-                    candidates: evaluate::Candidates::List {
-                        all: agent.candidates.row(t as usize),
-                        deny: agent.deny_candidates.row(t as usize),
-                    },
-                })
-            }
-            None => {
-                let display = match &req.server {
-                    Some(s) => format!("{s}.{}", req.tool),
-                    None => req.tool.clone(),
-                };
-                let mut needs_missing = None;
-                let mut needs = Vec::new();
-                for text in req.permissions.iter().flatten() {
-                    let p = parse_permission(text).map_err(|e| {
-                        Verdict::new(
-                            Reason::BadRequest,
-                            format!("bad request: permission {}", e.message(text)),
-                        )
-                    })?;
-                    if needs_missing.is_none() && !agent.grants.contains_permission(&self.perms, &p)
-                    {
-                        needs_missing = Some(Cow::Owned(text.clone()));
-                    }
-                    needs.push(text.clone());
-                }
-                let candidates = match &agent.targets {
-                    Some(t) => match t.candidates(req.server.as_deref(), &req.tool, &self.automata)
-                    {
-                        Some(c) => evaluate::Candidates::Bits(c),
-                        None => return Err(Verdict::new(
-                            Reason::InternalError,
-                            "a matcher of the policy failed while deciding this call; it is denied",
-                        )),
-                    },
-                    None => evaluate::Candidates::Bits(BitSet::new(0)),
-                };
-                Ok(Resolved {
-                    display: Cow::Owned(display),
-                    needs_missing,
-                    needs,
-                    required: NO_REQUIRED,
-                    group: &self.groups[agent.group as usize],
-                    candidates,
-                })
-            }
-        }
     }
 }
 

@@ -17,7 +17,7 @@
 //! patterns accept may be invalid UTF-8, in which case two conditions are merely not reported
 //! as contradictory.
 
-use crate::compile::path::normalize;
+use crate::pattern::path::normalize;
 use crate::resolve::{CondTest, NamePattern, StrPattern};
 use crate::syntax::ast::{CmpOp, Effect};
 use regex_automata::dfa::{dense, Automaton, StartKind};
@@ -53,7 +53,7 @@ impl Lang {
             .syntax(
                 syntax::Config::new()
                     .utf8(false)
-                    .nest_limit(crate::resolve::REGEX_NEST_LIMIT),
+                    .nest_limit(crate::pattern::REGEX_NEST_LIMIT),
             )
             .thompson(
                 thompson::Config::new()
@@ -519,7 +519,7 @@ fn str_disjoint(a: &StrSet, b: &StrSet, langs: &mut Langs) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile::glob::translate;
+    use crate::pattern::glob::translate;
 
     fn glob(text: &str) -> CondTest {
         let t = translate(text).unwrap();

@@ -104,6 +104,11 @@ pub static OTHER_CODES: &[(&str, Severity, &str)] = &[
         "the patterns on one argument cannot be compiled together",
     ),
     (
+        "toolgate::internal_error",
+        Severity::Error,
+        "the compiled policy failed its own validation (a bug in toolgate)",
+    ),
+    (
         "toolgate::test_failed",
         Severity::Error,
         "a test expectation did not hold",

@@ -5,12 +5,14 @@
 pub mod ir;
 pub mod permission;
 pub mod suggest;
+pub mod test_case;
 
 pub use ir::*;
 pub use permission::{parse_grant, parse_permission, Grant, Permission, PermissionError};
+pub use test_case::TestCase;
 
-use crate::compile::glob;
 use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::pattern::glob;
 use crate::source::{SourceMap, Span};
 use crate::syntax::ast::{self, AgentStmt, CondOp, Effect, Item};
 use crate::syntax::literal::regex_offset_in_body;
@@ -797,14 +799,4 @@ fn validate_regex(lit: &ast::StrLit, sources: &SourceMap) -> Result<(), Box<Diag
     }
 }
 
-/// The deepest nesting a regex may have.
-///
-/// # Example
-///
-/// ```
-/// let n = toolgate::resolve::REGEX_NEST_LIMIT as usize + 1;
-/// let deep = format!("{}a{}", "(".repeat(n), ")".repeat(n));
-/// let text = format!("tool t(p)\nagent a {{ allow t where p matches re\"{deep}\" }}");
-/// assert!(toolgate::load::engine_from_str("p.policy", &text).is_err());
-/// ```
-pub const REGEX_NEST_LIMIT: u32 = 100;
+pub use crate::pattern::REGEX_NEST_LIMIT;

@@ -78,7 +78,7 @@ impl Dfa {
             )
             .build_many_from_hir(patterns)
             .map_err(|e| DfaError {
-                too_large: e.to_string().contains("exceeds"),
+                too_large: e.size_limit().is_some(),
                 message: e.to_string(),
             })?;
         let dfa = dense::Builder::new()
@@ -96,7 +96,7 @@ impl Dfa {
             )
             .build_from_nfa(&nfa)
             .map_err(|e| DfaError {
-                too_large: e.to_string().contains("exceeded"),
+                too_large: e.is_size_limit_exceeded(),
                 message: e.to_string(),
             })?;
         Ok(Dfa::new(dfa))

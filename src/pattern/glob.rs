@@ -45,13 +45,13 @@ fn build(glob: &str) -> Result<String, GlobError> {
 }
 
 /// Translates a glob used in a `matches` condition. A path pattern is first put in the normal
-/// form values are matched in (see [`crate::compile::path::normalize_pattern`]).
+/// form values are matched in (see [`crate::pattern::path::normalize_pattern`]).
 pub fn translate(written: &str) -> Result<TranslatedGlob, GlobError> {
     let is_path = written.starts_with('/');
     // Refuse an invalid glob as written, before reading it as a path.
     build(written)?;
     let normal = if is_path {
-        crate::compile::path::normalize_pattern(written).map_err(|e| GlobError {
+        crate::pattern::path::normalize_pattern(written).map_err(|e| GlobError {
             message: e.message,
             range: Some(e.range),
             not_normalizable: true,

@@ -13,6 +13,7 @@
 
 use super::csr::Csr;
 use super::dfa::{Dfa, DfaError, DfaLimits};
+use super::Invalid;
 use regex_automata::{
     meta, nfa::thompson::WhichCaptures, util::syntax, Input, MatchKind, PatternSet,
 };
@@ -99,7 +100,7 @@ pub struct PatternIndex {
 fn parse(pattern: &str) -> Result<Hir, DfaError> {
     regex_syntax::ParserBuilder::new()
         .utf8(false)
-        .nest_limit(crate::resolve::REGEX_NEST_LIMIT)
+        .nest_limit(crate::pattern::REGEX_NEST_LIMIT)
         .build()
         .parse(pattern)
         .map_err(|e| DfaError {
@@ -138,7 +139,7 @@ fn fallback_regex(sources: &[String]) -> Result<meta::Regex, DfaError> {
         .syntax(
             syntax::Config::new()
                 .utf8(false)
-                .nest_limit(crate::resolve::REGEX_NEST_LIMIT),
+                .nest_limit(crate::pattern::REGEX_NEST_LIMIT),
         )
         .build_many(sources)
         .map_err(|e| DfaError {
@@ -266,7 +267,7 @@ impl PatternIndex {
 
     /// Checks that the prefixes are sorted and consistent, every DFA reference is in range,
     /// and every mapping fits its DFA.
-    pub fn validate(&self, automata: &Automata, n_patterns: usize) -> Result<(), String> {
+    pub fn validate(&self, automata: &Automata, n_patterns: usize) -> Result<(), Invalid> {
         let buckets = self.prefix_ends.len();
         let ends_ok = self.prefix_ends.windows(2).all(|w| w[0] < w[1])
             && self.prefix_ends.first().is_none_or(|&e| e > 0)
@@ -280,10 +281,10 @@ impl PatternIndex {
             || self.bucket_dfas.len() != buckets
             || !self.bucket_patterns.is_valid(buckets, n_patterns)
         {
-            return Err("bucket table is inconsistent".into());
+            return Err(Invalid("bucket table is inconsistent"));
         }
         if !(1..buckets).all(|b| self.prefix(b - 1) < self.prefix(b)) {
-            return Err("bucket prefixes are not sorted".into());
+            return Err(Invalid("bucket prefixes are not sorted"));
         }
         let prefix_dfa_fits = match self.prefix_dfa {
             None => buckets <= SCAN_BUCKETS,
@@ -293,7 +294,7 @@ impl PatternIndex {
                 .is_some_and(|d| d.pattern_len() == buckets),
         };
         if !prefix_dfa_fits {
-            return Err("prefix DFA does not fit the buckets".into());
+            return Err(Invalid("prefix DFA does not fit the buckets"));
         }
         let dfa_fits = |dfa: u32, patterns: usize| {
             automata
@@ -303,21 +304,21 @@ impl PatternIndex {
         };
         for b in 0..buckets {
             if !dfa_fits(self.bucket_dfas[b], self.bucket_patterns.row(b).len()) {
-                return Err("bucket DFA does not fit its patterns".into());
+                return Err(Invalid("bucket DFA does not fit its patterns"));
             }
         }
         for s in &self.rest {
             if !dfa_fits(s.dfa, s.patterns.len())
                 || s.patterns.iter().any(|&p| p as usize >= n_patterns)
             {
-                return Err("shard DFA does not fit its patterns".into());
+                return Err(Invalid("shard DFA does not fit its patterns"));
             }
         }
         if let Some(f) = &self.fallback {
             if f.sources.len() != f.patterns.len()
                 || f.patterns.iter().any(|&p| p as usize >= n_patterns)
             {
-                return Err("fallback pattern table is inconsistent".into());
+                return Err(Invalid("fallback pattern table is inconsistent"));
             }
         }
         Ok(())
@@ -473,7 +474,7 @@ mod tests {
         // `/data/team4` starts `/data/team42`.
         let pats: Vec<String> = (0..500)
             .map(|i| {
-                crate::compile::glob::translate(&format!("/data/team{i}/**/*.csv"))
+                crate::pattern::glob::translate(&format!("/data/team{i}/**/*.csv"))
                     .unwrap()
                     .regex
             })

@@ -189,7 +189,7 @@ mod tests {
     #[test]
     fn needles_are_found_once_each() {
         let n = NeedleMatcher::new(&["rm -rf".into(), "sudo ".into(), "rm".into()]).unwrap();
-        let mut seen = crate::compile::bitset::BitSet::new(3);
+        let mut seen = crate::program::bitset::BitSet::new(3);
         let mut hits = Vec::new();
         assert!(n.matches("rm -rf / && rm x", &mut seen, |i| hits.push(i)));
         hits.sort();
@@ -222,7 +222,7 @@ mod tests {
             let mut all = needles.clone();
             all.extend((0..filler).map(|i| format!("zz{i}{tail}")));
             let m = NeedleMatcher::new(&all).unwrap();
-            let mut seen = crate::compile::bitset::BitSet::new(all.len());
+            let mut seen = crate::program::bitset::BitSet::new(all.len());
             let mut walked = Vec::new();
             proptest::prop_assert!(m.matches(&hay, &mut seen, |i| walked.push(i)));
             walked.sort();

@@ -1,0 +1,267 @@
+//! The decision procedure, in the order of docs/language.md section 11: agent, tool lookup,
+//! permission gate (precomputed per agent and catalog tool), required arguments, then the
+//! rule group (deny wins, then allow, then the agent's default).
+
+use super::decision::{Explanation, Reason, RuleTrace, Verdict};
+use super::{args, evaluate, Engine, Request};
+use crate::program::agent::AgentRt;
+use crate::program::bitset::BitSet;
+use crate::program::group::Group;
+use crate::resolve::parse_permission;
+use crate::syntax::ast::Effect;
+use std::borrow::Cow;
+
+/// The resolved tool of a request.
+pub(super) struct Resolved<'a> {
+    display: Cow<'a, str>,
+    needs_missing: Option<Cow<'a, str>>,
+    needs: Vec<String>,
+    required: &'a [String],
+    group: &'a Group,
+    candidates: evaluate::Candidates<'a>,
+}
+
+const NO_REQUIRED: &[String] = &[];
+
+impl Engine {
+    /// Decides; when `explanation` is given, records how in it.
+    pub(super) fn verdict(
+        &self,
+        req: &Request,
+        explanation: &mut Option<Explanation>,
+    ) -> Verdict<'_> {
+        let explain = explanation.is_some();
+
+        // 1. agent
+        let Some((agent_id, agent)) = self.program.agent(&req.agent) else {
+            let hint = crate::resolve::suggest::did_you_mean(&req.agent, self.agent_names())
+                .map(|s| format!(" (did you mean `{s}`?)"))
+                .unwrap_or_default();
+            return Verdict::new(
+                Reason::UnknownAgent,
+                format!("unknown agent `{}`{hint}", req.agent),
+            );
+        };
+        if let Some(e) = explanation.as_mut() {
+            e.agent = Some(agent.name.clone());
+        }
+
+        // 2. tool lookup (and, without a catalog, the request's declared permissions)
+        let resolved = match self.resolve_tool(agent_id, agent, req, explain) {
+            Ok(r) => r,
+            Err(v) => return v,
+        };
+        if let Some(e) = explanation.as_mut() {
+            e.tool = Some(resolved.display.to_string());
+            e.needs = resolved.needs.clone();
+        }
+
+        // 3. permission gate
+        if let Some(p) = resolved.needs_missing {
+            let message = format!(
+                "{} requires the \"{p}\" permission, which was not granted.\nRetrying with different arguments will not help",
+                resolved.display
+            );
+            return Verdict {
+                permission: Some(p),
+                ..Verdict::new(Reason::PermissionMissing, message)
+            };
+        }
+
+        // 4. required arguments
+        if let Some(arg) = resolved
+            .required
+            .iter()
+            .find(|a| args::get(&req.args, a).is_none())
+        {
+            return Verdict {
+                argument: Some(Cow::Borrowed(arg.as_str())),
+                ..Verdict::new(
+                    Reason::MissingArgument,
+                    format!(
+                        "{} requires the argument `{arg}`, which the call does not include",
+                        resolved.display
+                    ),
+                )
+            };
+        }
+
+        // 5. rules
+        let group = resolved.group;
+        let mut trace = evaluate::Trace::new();
+        let Some(fired) = group.evaluate(
+            &req.args,
+            &resolved.candidates,
+            &self.program.automata,
+            &self.program.needles,
+            explain.then_some(&mut trace),
+        ) else {
+            return Verdict::new(
+                Reason::InternalError,
+                "a matcher of the policy failed while deciding this call; it is denied",
+            );
+        };
+        if let Some(e) = explanation.as_mut() {
+            e.default = Some(agent.default.as_str().to_string());
+            for &(local, failed) in &trace {
+                let Some(&rule_id) = group.rules.get(local as usize) else {
+                    continue;
+                };
+                e.rules.push(RuleTrace {
+                    rule: self.program.rules[rule_id as usize].info.clone(),
+                    outcome: if failed.is_some() {
+                        "not_fired"
+                    } else {
+                        "fired"
+                    },
+                    failed_condition: failed.map(|k| {
+                        let at = group.rule_conds.row_start(local as usize) + k;
+                        group.rule_cond_text.get(at).to_string()
+                    }),
+                });
+            }
+        }
+        let (local, reason) = match fired {
+            evaluate::Fired::Deny(local) => (local, Reason::DeniedByRule),
+            evaluate::Fired::Allow(local) => (local, Reason::AllowedByRule),
+            evaluate::Fired::Nothing if agent.default == Effect::Allow => {
+                return Verdict::new(Reason::DefaultAllow, agent.default_message.as_str())
+            }
+            evaluate::Fired::Nothing => {
+                return Verdict::new(
+                    Reason::NoMatchingRule,
+                    format!(
+                        "no rule of agent `{}` allows {}",
+                        agent.name, resolved.display
+                    ),
+                )
+            }
+        };
+        let rule = &self.program.rules[group.rules[local as usize] as usize];
+        Verdict {
+            rule: Some(&rule.info),
+            ..Verdict::new(reason, rule.message.as_str())
+        }
+    }
+
+    fn resolve_tool<'a>(
+        &'a self,
+        agent_id: u32,
+        agent: &'a AgentRt,
+        req: &Request,
+        explain: bool,
+    ) -> Result<Resolved<'a>, Verdict<'a>> {
+        match &self.program.catalog {
+            Some(cat) => {
+                let ids: &[u32] = cat.by_name.get(&req.tool).map(Vec::as_slice).unwrap_or(&[]);
+                let chosen = match &req.server {
+                    Some(server) => ids.iter().copied().find(|&t| {
+                        cat.tools[t as usize]
+                            .server
+                            .is_some_and(|s| &cat.servers[s as usize] == server)
+                    }),
+                    None if ids.len() == 1 => Some(ids[0]),
+                    None if ids.len() > 1 => {
+                        let places: Vec<String> = ids
+                            .iter()
+                            .map(|&t| match cat.tools[t as usize].server {
+                                Some(s) => format!("server `{}`", cat.servers[s as usize]),
+                                None => "a host tool".to_string(),
+                            })
+                            .collect();
+                        return Err(Verdict::new(
+                            Reason::AmbiguousTool,
+                            format!(
+                                "tool `{}` is declared as {}; name the server in the request",
+                                req.tool,
+                                places.join(", ")
+                            ),
+                        ));
+                    }
+                    None => None,
+                };
+                let Some(t) = chosen else {
+                    let shown = match &req.server {
+                        Some(s) => format!("{s}.{}", req.tool),
+                        None => req.tool.clone(),
+                    };
+                    let hint = crate::resolve::suggest::did_you_mean(
+                        &req.tool,
+                        cat.by_name.keys().map(String::as_str),
+                    )
+                    .map(|s| format!(" (did you mean `{s}`?)"))
+                    .unwrap_or_default();
+                    return Err(Verdict::new(
+                        Reason::UnknownTool,
+                        format!("unknown tool `{shown}`{hint}"),
+                    ));
+                };
+                let tool = &cat.tools[t as usize];
+                let slot = agent_id as usize * cat.n_tools + t as usize;
+                Ok(Resolved {
+                    display: Cow::Borrowed(tool.display.as_str()),
+                    needs_missing: cat.gate[slot]
+                        .map(|p| Cow::Borrowed(self.program.perms.name(p))),
+                    needs: if explain {
+                        tool.needs
+                            .iter()
+                            .map(|&p| self.program.perms.name(p).to_string())
+                            .collect()
+                    } else {
+                        Vec::new()
+                    },
+                    required: &tool.required,
+                    group: &self.program.groups[agent.group as usize],
+                    candidates: evaluate::Candidates::List {
+                        all: agent.candidates.row(t as usize),
+                        deny: agent.deny_candidates.row(t as usize),
+                    },
+                })
+            }
+            None => {
+                let display = match &req.server {
+                    Some(s) => format!("{s}.{}", req.tool),
+                    None => req.tool.clone(),
+                };
+                let mut needs_missing = None;
+                let mut needs = Vec::new();
+                for text in req.permissions.iter().flatten() {
+                    let p = parse_permission(text).map_err(|e| {
+                        Verdict::new(
+                            Reason::BadRequest,
+                            format!("bad request: permission {}", e.message(text)),
+                        )
+                    })?;
+                    if needs_missing.is_none()
+                        && !agent.grants.contains_permission(&self.program.perms, &p)
+                    {
+                        needs_missing = Some(Cow::Owned(text.clone()));
+                    }
+                    needs.push(text.clone());
+                }
+                let candidates = match &agent.targets {
+                    Some(t) => match t.candidates(
+                        req.server.as_deref(),
+                        &req.tool,
+                        &self.program.automata,
+                    ) {
+                        Some(c) => evaluate::Candidates::Bits(c),
+                        None => return Err(Verdict::new(
+                            Reason::InternalError,
+                            "a matcher of the policy failed while deciding this call; it is denied",
+                        )),
+                    },
+                    None => evaluate::Candidates::Bits(BitSet::new(0)),
+                };
+                Ok(Resolved {
+                    display: Cow::Owned(display),
+                    needs_missing,
+                    needs,
+                    required: NO_REQUIRED,
+                    group: &self.program.groups[agent.group as usize],
+                    candidates,
+                })
+            }
+        }
+    }
+}

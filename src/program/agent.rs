@@ -1,0 +1,41 @@
+//! One compiled agent: its default, grants, rule group and per-tool candidate rules.
+
+use super::csr::Csr;
+use super::group::Group;
+use super::perms::GrantSet;
+use super::target::TargetMatcher;
+use crate::syntax::ast::Effect;
+use serde::{Deserialize, Serialize};
+
+/// One compiled agent.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct AgentRt {
+    pub name: String,
+    pub default: Effect,
+    pub grants: GrantSet,
+    /// The group of all the agent's rules.
+    pub group: u32,
+    /// Without a catalog: the rule targets.
+    pub targets: Option<TargetMatcher>,
+    /// With a catalog: the tools the agent may see, in declaration order.
+    pub visible: Vec<u32>,
+    /// With a catalog: per tool, the local IDs of the rules that target it, ascending.
+    pub candidates: Csr,
+    /// With a catalog: per tool, the deny rules among `candidates` (derived, not stored), so
+    /// that looking for a firing deny reads only deny rules.
+    #[serde(skip)]
+    pub deny_candidates: Csr,
+    pub default_message: String,
+}
+
+impl AgentRt {
+    /// Computes the tables derived from the stored ones (after building, and after loading
+    /// a bundle once the stored tables are validated).
+    pub(crate) fn derive(&mut self, group: &Group, n_tools: usize) {
+        let is_deny = |&local: &u32| group.effects.get(local as usize) == Some(&Effect::Deny);
+        self.deny_candidates = Csr::from_rows((0..n_tools).map(|t| {
+            let row = self.candidates.row(t).iter().copied();
+            row.filter(is_deny).collect::<Vec<u32>>()
+        }));
+    }
+}

@@ -1,0 +1,206 @@
+//! A rule group: the rules of one agent, with one matcher per argument they constrain.
+//!
+//! Conditions are deduplicated and numbered so that each argument's conditions form one
+//! contiguous ID range. Every string pattern on an argument is compiled into one multi-pattern
+//! automaton (plus one over the normalized value for path patterns, and one aho-corasick
+//! automaton for `contains` needles); a pass reports the satisfied conditions as a bitset.
+//! Each rule is indexed under one "key" condition, so finding the rules that fire costs the
+//! number of satisfied conditions, not the number of rules. The compiler builds groups
+//! (`compile::group`), the engine evaluates them (`engine::evaluate`).
+
+use super::csr::{Csr, Strings};
+use super::index::{Automata, PatternIndex};
+use super::needles::NeedleMatcher;
+use super::{all_below, ascending, check, Invalid};
+use crate::syntax::ast::{CmpOp, Effect};
+use serde::{Deserialize, Serialize};
+
+/// Patterns compiled together, and the conditions each pattern satisfies.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct PatternConds<M> {
+    pub matcher: M,
+    /// Per pattern: the conditions it satisfies.
+    pub conds: Csr,
+}
+
+/// Everything the rules of a group ask of one argument path.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct ArgMatcher {
+    /// The argument path.
+    pub path: Vec<String>,
+    /// The argument's condition IDs are `lo..hi`.
+    pub lo: usize,
+    pub hi: usize,
+    /// Patterns over the raw string value.
+    pub raw: Option<PatternConds<PatternIndex>>,
+    /// Path patterns over the normalized value.
+    pub norm: Option<PatternConds<PatternIndex>>,
+    /// `contains` needles (an index into the engine's needle matchers).
+    pub needles: Option<PatternConds<u32>>,
+    /// Numeric comparisons.
+    pub numeric: Vec<(u32, CmpOp, f64)>,
+    /// `present` conditions.
+    pub present: Vec<u32>,
+    /// `!=` conditions (the negation of their pattern).
+    pub negated: Vec<u32>,
+    /// Path-pattern conditions (fail closed in a deny).
+    pub path_conds: Vec<u32>,
+}
+
+/// The rules of one agent for one tool (or, without a catalog, all of an agent's rules).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Group {
+    /// Global rule IDs in source order; a rule's local ID is its index here.
+    pub rules: Vec<u32>,
+    /// Effect of each local rule.
+    pub effects: Vec<Effect>,
+    /// Condition IDs of each local rule, in the rule's order.
+    pub rule_conds: Csr,
+    /// Per condition: the local rules keyed on it.
+    pub keyed: Csr,
+    /// Local rules with no condition, ascending.
+    pub unconditional: Vec<u32>,
+    /// Per argument: the local rules keyed on one of its conditions other than `present`,
+    /// ascending (the rules an absent argument satisfies vacuously in an allow).
+    pub arg_keyed: Csr,
+    /// Number of distinct conditions.
+    pub n_conds: usize,
+    /// Each rule's conditions as written (aligned with `rule_conds`' items), for
+    /// explanations: two rules may share a condition written differently.
+    pub rule_cond_text: Strings,
+    /// One matcher per argument path.
+    pub args: Vec<ArgMatcher>,
+    /// Derived (not stored in bundles): the argument of each condition.
+    #[serde(skip)]
+    pub cond_arg: Vec<u32>,
+    /// Derived (not stored in bundles): the arguments some deny rule reads, ascending. A
+    /// decision judges these first and stops when a deny fires.
+    #[serde(skip)]
+    pub deny_args: Vec<u32>,
+}
+
+impl Group {
+    /// Computes the tables derived from the stored ones (after building, and after loading
+    /// a bundle once the stored tables are validated).
+    pub(crate) fn derive(&mut self) {
+        self.cond_arg = vec![0; self.n_conds];
+        for (a, arg) in self.args.iter().enumerate() {
+            for slot in self.cond_arg.get_mut(arg.lo..arg.hi).into_iter().flatten() {
+                *slot = a as u32;
+            }
+        }
+        let mut deny_args: Vec<u32> = (0..self.rules.len())
+            .filter(|&local| self.effects.get(local) == Some(&Effect::Deny))
+            .flat_map(|local| self.rule_conds.row(local).iter())
+            .filter_map(|&c| self.cond_arg.get(c as usize).copied())
+            .collect();
+        deny_args.sort_unstable();
+        deny_args.dedup();
+        self.deny_args = deny_args;
+    }
+
+    /// The argument a condition is about.
+    pub(crate) fn arg_of(&self, cond: u32) -> Option<usize> {
+        let c = cond as usize;
+        let i = self.args.partition_point(|a| a.hi <= c);
+        (i < self.args.len() && self.args[i].lo <= c).then_some(i)
+    }
+
+    /// Checks every table and index of the group against the program's `n_rules` rules, its
+    /// automata and needle matchers.
+    pub(crate) fn validate(
+        &self,
+        n_rules_total: usize,
+        automata: &Automata,
+        needles: &[NeedleMatcher],
+    ) -> Result<(), Invalid> {
+        let g = self;
+        let n_rules = g.rules.len();
+        let n = g.n_conds;
+        check(
+            all_below(&g.rules, n_rules_total),
+            "group rule out of range",
+        )?;
+        check(g.effects.len() == n_rules, "group rule table size mismatch")?;
+        check(
+            g.rule_conds.is_valid(n_rules, n),
+            "rule condition table is inconsistent",
+        )?;
+        check(
+            g.keyed.is_valid(n, n_rules),
+            "keyed rule table is inconsistent",
+        )?;
+        check(
+            g.rule_cond_text.is_valid(g.rule_conds.items().len()),
+            "condition text table is inconsistent",
+        )?;
+        check(
+            all_below(&g.unconditional, n_rules),
+            "unconditional rule out of range",
+        )?;
+        check(
+            g.arg_keyed.is_valid(g.args.len(), n_rules),
+            "argument rule table is inconsistent",
+        )?;
+        check(
+            (0..g.args.len()).all(|a| ascending(g.arg_keyed.row(a))),
+            "argument rules not ascending",
+        )?;
+        let mut next = 0;
+        for arg in &g.args {
+            check(
+                arg.lo == next && arg.lo <= arg.hi && arg.hi <= n,
+                "argument condition ranges are not contiguous",
+            )?;
+            next = arg.hi;
+            let in_range = |ids: &[u32]| {
+                ids.iter()
+                    .all(|&c| (c as usize) >= arg.lo && (c as usize) < arg.hi)
+            };
+            check(!arg.path.is_empty(), "empty argument path")?;
+            check(
+                in_range(&arg.present) && in_range(&arg.negated) && in_range(&arg.path_conds),
+                "argument condition out of range",
+            )?;
+            check(
+                arg.numeric
+                    .iter()
+                    .all(|(c, _, _)| (*c as usize) >= arg.lo && (*c as usize) < arg.hi),
+                "numeric condition out of range",
+            )?;
+            for index in [arg.raw.as_ref(), arg.norm.as_ref()].into_iter().flatten() {
+                let rows = index.conds.rows();
+                check(
+                    in_range(index.conds.items()) && index.conds.is_valid(rows, n),
+                    "pattern condition out of range",
+                )?;
+                index.matcher.validate(automata, rows)?;
+            }
+            if let Some(nd) = &arg.needles {
+                let m = needles
+                    .get(nd.matcher as usize)
+                    .ok_or(Invalid("needle matcher out of range"))?;
+                check(
+                    nd.conds.is_valid(m.len(), n) && in_range(nd.conds.items()),
+                    "needle table mismatch",
+                )?;
+            }
+        }
+        check(
+            next == n,
+            "argument condition ranges do not cover the conditions",
+        )
+    }
+
+    /// Rebuilds what bundles do not carry (the pattern indexes' search state and the derived
+    /// tables), once the stored tables are validated.
+    pub(crate) fn rebuild(&mut self) -> Result<(), Invalid> {
+        self.derive();
+        for arg in &mut self.args {
+            for index in [arg.raw.as_mut(), arg.norm.as_mut()].into_iter().flatten() {
+                index.matcher.rebuild().map_err(Invalid::from)?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,188 @@
+//! The compiled program: every table a decision reads, in one place.
+//!
+//! `compile` builds a [`Program`] from a resolved policy; `bundle` encodes and decodes one;
+//! the [`crate::Engine`] holds one and decides. Each table type sits beside its validation
+//! (regex-automata keeps a DFA's `from_bytes` beside the DFA): a program decoded from bundle
+//! bytes is checked index by index before it answers anything, and what bundles do not carry
+//! (lookup maps, aho-corasick automata, derived tables) is rebuilt.
+
+pub mod agent;
+pub mod bitset;
+pub mod catalog;
+pub mod csr;
+pub mod dfa;
+pub mod group;
+pub mod index;
+pub mod needle_table;
+pub mod needles;
+pub mod perms;
+pub mod rule;
+pub mod target;
+
+pub use rule::RuleRef;
+
+use agent::AgentRt;
+use catalog::Catalog;
+use group::Group;
+use index::Automata;
+use needles::NeedleMatcher;
+use perms::PermTable;
+use rule::RuleRt;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// Why a decoded program was refused: which table is inconsistent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid(pub &'static str);
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl From<dfa::DfaError> for Invalid {
+    fn from(_: dfa::DfaError) -> Invalid {
+        Invalid("an automaton of the bundle cannot be rebuilt")
+    }
+}
+
+impl From<needles::MatcherError> for Invalid {
+    fn from(_: needles::MatcherError) -> Invalid {
+        Invalid("a needle matcher of the bundle cannot be rebuilt")
+    }
+}
+
+/// `Ok` when `ok`, else the named inconsistency.
+pub(crate) fn check(ok: bool, what: &'static str) -> Result<(), Invalid> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Invalid(what))
+    }
+}
+
+/// True when every ID is below `bound`.
+pub(crate) fn all_below(ids: &[u32], bound: usize) -> bool {
+    ids.iter().all(|&i| (i as usize) < bound)
+}
+
+/// True when the IDs are strictly ascending.
+pub(crate) fn ascending(ids: &[u32]) -> bool {
+    ids.windows(2).all(|w| w[0] < w[1])
+}
+
+/// A compiled policy: interned tables, rule groups, automata. Immutable once built; the field
+/// order is the bundle payload's encoding order.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Program {
+    pub(crate) agents: Vec<AgentRt>,
+    #[serde(skip)]
+    pub(crate) agent_index: FxHashMap<String, u32>,
+    pub(crate) catalog: Option<Catalog>,
+    pub(crate) rules: Vec<RuleRt>,
+    pub(crate) groups: Vec<Group>,
+    pub(crate) perms: PermTable,
+    pub(crate) automata: Automata,
+    pub(crate) needles: Vec<NeedleMatcher>,
+    /// The policy's test blocks, so a bundle can still be tested.
+    pub(crate) tests: Vec<crate::resolve::TestCase>,
+}
+
+impl Program {
+    /// Validates a decoded program and rebuilds its lookup maps, automata and derived tables.
+    pub(crate) fn validate_and_rebuild(&mut self) -> Result<(), Invalid> {
+        self.perms.rebuild()?;
+        check(!self.groups.is_empty(), "no rule groups")?;
+        for g in &self.groups {
+            g.validate(self.rules.len(), &self.automata, &self.needles)?;
+        }
+        for n in &mut self.needles {
+            n.rebuild()?;
+        }
+        self.validate_agents()?;
+        let n_agents = self.agents.len();
+        if let Some(cat) = self.catalog.as_mut() {
+            cat.validate_and_rebuild(n_agents, self.perms.len())?;
+        }
+        for g in &mut self.groups {
+            g.rebuild()?;
+        }
+        self.derive_agents();
+        for c in &self.tests {
+            let args = serde_json::from_str::<serde_json::Value>(&c.args);
+            check(
+                args.is_ok_and(|v| v.is_object()),
+                "test arguments are not an object",
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Checks each agent's tables against the catalog (or its targets), and rebuilds the agent
+    /// lookup.
+    fn validate_agents(&mut self) -> Result<(), Invalid> {
+        let (n_perms, n_domains) = (self.perms.len(), self.perms.domain_len());
+        let n_tools = self.catalog.as_ref().map_or(0, |c| c.tools.len());
+        self.agent_index.clear();
+        for (i, a) in self.agents.iter().enumerate() {
+            check(
+                self.agent_index.insert(a.name.clone(), i as u32).is_none(),
+                "duplicate agent",
+            )?;
+            check(
+                a.grants.exact.words().len() <= n_perms.div_ceil(64),
+                "grant set too large",
+            )?;
+            check(
+                a.grants.domains.words().len() <= n_domains.div_ceil(64),
+                "domain set too large",
+            )?;
+            let group = self
+                .groups
+                .get(a.group as usize)
+                .ok_or(Invalid("agent group out of range"))?;
+            let n_rules = group.rules.len();
+            match (&self.catalog, &a.targets) {
+                (Some(_), None) => {
+                    check(
+                        a.candidates.is_valid(n_tools, n_rules),
+                        "candidate table is inconsistent",
+                    )?;
+                    check(
+                        (0..n_tools).all(|t| ascending(a.candidates.row(t))),
+                        "candidates not ascending",
+                    )?;
+                    check(
+                        all_below(&a.visible, n_tools) && ascending(&a.visible),
+                        "visible tools out of range",
+                    )?;
+                }
+                (None, Some(t)) => t.validate(n_rules, &self.automata)?,
+                _ => return Err(Invalid("agent tables do not match the catalog")),
+            }
+        }
+        for a in &mut self.agents {
+            if let Some(t) = a.targets.as_mut() {
+                t.rebuild()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Derives every agent's run-time tables from its rule group.
+    pub(crate) fn derive_agents(&mut self) {
+        let n_tools = self.catalog.as_ref().map_or(0, |c| c.n_tools);
+        for a in &mut self.agents {
+            if let Some(group) = self.groups.get(a.group as usize) {
+                a.derive(group, n_tools);
+            }
+        }
+    }
+
+    /// The agent named `name`, with its ID.
+    pub(crate) fn agent(&self, name: &str) -> Option<(u32, &AgentRt)> {
+        let id = *self.agent_index.get(name)?;
+        self.agents.get(id as usize).map(|a| (id, a))
+    }
+}

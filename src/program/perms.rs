@@ -1,0 +1,119 @@
+//! Interned permissions and domains, and the grant sets built over them.
+
+use super::bitset::BitSet;
+use super::Invalid;
+use crate::resolve::Permission;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// Interned permissions and domains.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct PermTable {
+    names: Vec<String>,
+    domain_of: Vec<u32>,
+    domain_names: Vec<String>,
+    #[serde(skip)]
+    index: FxHashMap<String, u32>,
+    #[serde(skip)]
+    domains: FxHashMap<String, u32>,
+}
+
+impl PermTable {
+    pub(crate) fn intern_domain(&mut self, d: &str) -> u32 {
+        if let Some(&id) = self.domains.get(d) {
+            return id;
+        }
+        let id = self.domain_names.len() as u32;
+        self.domain_names.push(d.to_string());
+        self.domains.insert(d.to_string(), id);
+        id
+    }
+
+    /// Rebuilds the lookup maps and checks every reference (after loading a bundle).
+    pub(crate) fn rebuild(&mut self) -> Result<(), Invalid> {
+        if self.domain_of.len() != self.names.len()
+            || self
+                .domain_of
+                .iter()
+                .any(|&d| d as usize >= self.domain_names.len())
+        {
+            return Err(Invalid("permission table is inconsistent"));
+        }
+        self.index = self
+            .names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i as u32))
+            .collect();
+        self.domains = self
+            .domain_names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i as u32))
+            .collect();
+        if self.index.len() != self.names.len() || self.domains.len() != self.domain_names.len() {
+            return Err(Invalid("permission table has duplicates"));
+        }
+        Ok(())
+    }
+    pub(crate) fn intern(&mut self, p: &Permission) -> u32 {
+        let d = self.intern_domain(&p.domain);
+        let key = p.to_string();
+        if let Some(&id) = self.index.get(&key) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(key.clone());
+        self.domain_of.push(d);
+        self.index.insert(key, id);
+        id
+    }
+    pub(crate) fn id(&self, domain: &str, action: &str) -> Option<u32> {
+        self.index.get(&format!("{domain}:{action}")).copied()
+    }
+    pub(crate) fn domain_id(&self, d: &str) -> Option<u32> {
+        self.domains.get(d).copied()
+    }
+    pub(crate) fn len(&self) -> usize {
+        self.names.len()
+    }
+    pub(crate) fn domain_len(&self) -> usize {
+        self.domain_names.len()
+    }
+    pub(crate) fn name(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+}
+
+/// What one agent was granted: bitsets over interned permissions and domains.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct GrantSet {
+    pub all: bool,
+    pub exact: BitSet,
+    pub domains: BitSet,
+}
+
+impl GrantSet {
+    /// Membership of an interned permission: constant time.
+    #[inline]
+    pub(crate) fn contains(&self, perms: &PermTable, p: u32) -> bool {
+        self.all
+            || self.exact.contains(p as usize)
+            || self.domains.contains(perms.domain_of[p as usize] as usize)
+    }
+
+    /// Membership of any permission, interned or not (policies without a catalog).
+    pub(crate) fn contains_permission(&self, perms: &PermTable, p: &Permission) -> bool {
+        if self.all {
+            return true;
+        }
+        if let Some(id) = perms.id(&p.domain, &p.action) {
+            if self.exact.contains(id as usize) {
+                return true;
+            }
+        }
+        perms
+            .domain_id(&p.domain)
+            .is_some_and(|d| self.domains.contains(d as usize))
+    }
+}
