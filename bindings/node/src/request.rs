@@ -477,10 +477,10 @@ fn number(x: f64) -> Option<Value> {
     // `JSON.stringify` writes integers below 1e21 in plain digits (and -0 as 0); serde_json
     // reads digits that fit 64 bits as an integer.
     if x.fract() == 0.0 && x.abs() < 1e21 {
-        if x >= 0.0 && x < 18_446_744_073_709_551_616.0 {
+        if (0.0..18_446_744_073_709_551_616.0).contains(&x) {
             return Some(Value::Number(Number::from(x as u64)));
         }
-        if x < 0.0 && x >= -9_223_372_036_854_775_808.0 {
+        if (-9_223_372_036_854_775_808.0..0.0).contains(&x) {
             return Some(Value::Number(Number::from(x as i64)));
         }
     }
