@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 PY="$VENV/bin/python"
 
 cargo fmt -p toolgate-python --check
-PYO3_PYTHON="$PY" cargo clippy -p toolgate-python --all-targets -- -D warnings
+PYO3_PYTHON="$PY" cargo clippy -p toolgate-python --all-targets --no-deps -- -D warnings
 
 "$PY" -m pip install --quiet --disable-pip-version-check -r bindings/python/requirements-test.txt
 "$PY" -m pip install --quiet --disable-pip-version-check ./bindings/python

@@ -40,6 +40,11 @@ pub struct Refusal {
 }
 
 impl Refusal {
+    /// A refusal of the request object itself.
+    pub fn top(what: impl Into<String>) -> Refusal {
+        Refusal::new(what)
+    }
+
     fn new(what: impl Into<String>) -> Refusal {
         Refusal {
             what: what.into(),
@@ -80,7 +85,7 @@ impl Refusal {
 }
 
 /// The Python type name of a value, for messages.
-fn type_name(obj: &Bound<'_, PyAny>) -> String {
+pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
         .name()
         .map(|n| n.to_string())

@@ -123,6 +123,114 @@ impl Fields<'_, '_> {
     }
 }
 
+/// Reads a request dict's fields without building a JSON object of the whole request.
+///
+/// `None` when the dict holds `args: None` (the library's reader refuses it, in its words).
+/// Keys other than the request's fields must still be JSON (the CLI parses them too) and are
+/// then dropped; a key that is not a `str`, or two keys with the same text, are refused.
+fn top_level<'py>(
+    dict: &Bound<'py, PyDict>,
+) -> Option<Result<OwnedFields<'py>, (String, Option<String>)>> {
+    let id = || {
+        dict.get_item("tool_use_id")
+            .ok()
+            .flatten()
+            .and_then(|v| readable_id(Some(&v)))
+    };
+    let mut f = OwnedFields::default();
+    let mut others: Vec<String> = Vec::new();
+    for (k, v) in dict.iter() {
+        let Ok(key) = k.cast::<PyString>() else {
+            let r = Refusal::top(format!(
+                "has a key of type `{}`; JSON object keys are strings",
+                convert::type_name(&k)
+            ));
+            return Some(Err((r.message(), id())));
+        };
+        let key = match convert::string(key) {
+            Ok(key) => key,
+            Err(r) => return Some(Err((r.message(), id()))),
+        };
+        let slot = match key.as_str() {
+            "agent" => &mut f.agent,
+            "tool" => &mut f.tool,
+            "args" => &mut f.args,
+            "server" => &mut f.server,
+            "tool_use_id" => &mut f.tool_use_id,
+            "permissions" => &mut f.permissions,
+            _ => {
+                if let Err(r) = convert::to_json(&v, 1) {
+                    return Some(Err((r.under(&key).message(), id())));
+                }
+                if others.contains(&key) {
+                    let r = Refusal::top(format!("has the key `{key}` twice"));
+                    return Some(Err((r.message(), id())));
+                }
+                others.push(key);
+                continue;
+            }
+        };
+        if slot.is_some() {
+            let r = Refusal::top(format!("has the key `{key}` twice"));
+            return Some(Err((r.message(), id())));
+        }
+        *slot = Some(v);
+    }
+    if f.args.as_ref().is_some_and(|a| a.is_none()) {
+        return None;
+    }
+    Some(Ok(f))
+}
+
+/// The request fields of a dict, owned (see [`top_level`]).
+#[derive(Default)]
+struct OwnedFields<'py> {
+    agent: Option<Bound<'py, PyAny>>,
+    tool: Option<Bound<'py, PyAny>>,
+    args: Option<Bound<'py, PyAny>>,
+    server: Option<Bound<'py, PyAny>>,
+    tool_use_id: Option<Bound<'py, PyAny>>,
+    permissions: Option<Bound<'py, PyAny>>,
+}
+
+impl OwnedFields<'_> {
+    /// The request; a missing `agent` or `tool` goes to the library's reader for its message.
+    fn request(&self) -> Result<Request, (String, Option<String>)> {
+        match (&self.agent, &self.tool) {
+            (Some(agent), Some(tool)) => Fields {
+                agent,
+                tool,
+                args: self.args.as_ref(),
+                server: self.server.as_ref(),
+                tool_use_id: self.tool_use_id.as_ref(),
+                permissions: self.permissions.as_ref(),
+            }
+            .request(),
+            _ => {
+                let id = readable_id(self.tool_use_id.as_ref());
+                let mut map = Map::new();
+                let fields = [
+                    ("agent", &self.agent),
+                    ("tool", &self.tool),
+                    ("args", &self.args),
+                    ("server", &self.server),
+                    ("tool_use_id", &self.tool_use_id),
+                    ("permissions", &self.permissions),
+                ];
+                for (name, value) in fields {
+                    if let Some(v) = value {
+                        let json = convert::to_json(v, 1)
+                            .map_err(|r| (r.under(name).message(), id.clone()))?;
+                        map.insert(name.to_string(), json);
+                    }
+                }
+                Request::from_value(Value::Object(map))
+                    .map_err(|bad| (format!("bad request: {}", bad.message), bad.tool_use_id))
+            }
+        }
+    }
+}
+
 impl PyEngine {
     /// Decides a request, or answers `bad_request`.
     fn answer(&self, req: Result<Request, (String, Option<String>)>) -> PyDecision {
@@ -239,17 +347,26 @@ impl PyEngine {
     /// `server`, `args`, `tool_use_id`, `permissions`). Anything JSON cannot hold, or that
     /// the CLI would refuse, gives a `bad_request` decision.
     fn decide_request(&self, request: &Bound<'_, PyAny>) -> PyDecision {
-        let id = request
-            .cast::<PyDict>()
-            .ok()
-            .and_then(|d| d.get_item("tool_use_id").ok().flatten())
-            .and_then(|v| readable_id(Some(&v)));
-        let req = convert::to_json(request, 0)
-            .map_err(|r| (r.message(), id))
-            .and_then(|value| {
-                Request::from_value(value)
-                    .map_err(|bad| (format!("bad request: {}", bad.message), bad.tool_use_id))
-            });
+        let fields = request.cast::<PyDict>().ok().and_then(top_level);
+        let req = match fields {
+            Some(Ok(fields)) => fields.request(),
+            Some(Err(refusal)) => Err(refusal),
+            // Not a dict, or `args: None`: the library's reader words the refusal.
+            None => {
+                let id = request
+                    .cast::<PyDict>()
+                    .ok()
+                    .and_then(|d| d.get_item("tool_use_id").ok().flatten())
+                    .and_then(|v| readable_id(Some(&v)));
+                convert::to_json(request, 0)
+                    .map_err(|r| (r.message(), id))
+                    .and_then(|value| {
+                        Request::from_value(value).map_err(|bad| {
+                            (format!("bad request: {}", bad.message), bad.tool_use_id)
+                        })
+                    })
+            }
+        };
         self.answer(req)
     }
 

@@ -212,3 +212,23 @@ def test_permissions_for_catalogless_policies():
     assert engine.decide("a", "t", permissions=["fs:read"]).allowed
     d = engine.decide("a", "t", permissions=("fs:write",))
     assert (d.reason, d.permission) == ("permission_missing", "fs:write")
+
+
+def test_top_level_keys_are_checked_like_any_object(engine: toolgate.Engine):
+    class Key(str):
+        def __hash__(self) -> int:
+            return id(self)
+
+        def __eq__(self, other: object) -> bool:
+            return self is other
+
+    d = engine.decide_request({"agent": "a", "tool": "t", 7: "x", "tool_use_id": "toolu_3"})
+    assert d.reason == "bad_request" and "the request has a key of type `int`" in d.message
+    assert d.tool_use_id == "toolu_3"
+    d = engine.decide_request({"agent": "a", Key("tool"): "t", Key("tool"): "num"})
+    assert d.reason == "bad_request" and "has the key `tool` twice" in d.message
+    d = engine.decide_request({"agent": "a", "tool": "t", Key("x"): 1, Key("x"): 2})
+    assert d.reason == "bad_request" and "has the key `x` twice" in d.message
+    d = engine.decide_request({"agent": "a", "tool": "t", "extra": {"deep": {1, 2}}})
+    assert d.reason == "bad_request" and "`extra.deep` is a `set`" in d.message
+    assert engine.decide_request({"agent": "a", "tool": "t", "extra": {"ok": [1]}}).allowed
