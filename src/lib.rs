@@ -50,6 +50,7 @@ pub mod load;
 pub mod pattern;
 #[doc(hidden)]
 pub mod program;
+pub mod reason;
 pub mod resolve;
 pub mod source;
 pub mod testing;

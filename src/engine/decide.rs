@@ -6,6 +6,7 @@ use super::decision::{Explanation, Reason, RuleTrace, Verdict};
 use super::{args, evaluate, Engine, Request};
 use crate::program::agent::AgentRt;
 use crate::program::bitset::BitSet;
+use crate::program::catalog::Catalog;
 use crate::program::group::Group;
 use crate::resolve::parse_permission;
 use crate::syntax::ast::Effect;
@@ -103,23 +104,7 @@ impl Engine {
         };
         if let Some(e) = explanation.as_mut() {
             e.default = Some(agent.default.as_str().to_string());
-            for &(local, failed) in &trace {
-                let Some(&rule_id) = group.rules.get(local as usize) else {
-                    continue;
-                };
-                e.rules.push(RuleTrace {
-                    rule: self.program.rules[rule_id as usize].info.clone(),
-                    outcome: if failed.is_some() {
-                        "not_fired"
-                    } else {
-                        "fired"
-                    },
-                    failed_condition: failed.map(|k| {
-                        let at = group.rule_conds.row_start(local as usize) + k;
-                        group.rule_cond_text.get(at).to_string()
-                    }),
-                });
-            }
+            self.record_trace(e, group, &trace);
         }
         let (local, reason) = match fired {
             evaluate::Fired::Deny(local) => (local, Reason::DeniedByRule),
@@ -144,6 +129,31 @@ impl Engine {
         }
     }
 
+    /// Records, for `--explain`, each rule the group judged: fired, or the condition that
+    /// failed.
+    fn record_trace(&self, e: &mut Explanation, group: &Group, trace: &evaluate::Trace) {
+        for &(local, failed) in trace {
+            let Some(&rule_id) = group.rules.get(local as usize) else {
+                continue;
+            };
+            let Some(rule) = self.program.rules.get(rule_id as usize) else {
+                continue;
+            };
+            e.rules.push(RuleTrace {
+                rule: rule.info.clone(),
+                outcome: if failed.is_some() {
+                    "not_fired"
+                } else {
+                    "fired"
+                },
+                failed_condition: failed.map(|k| {
+                    let at = group.rule_conds.row_start(local as usize) + k;
+                    group.rule_cond_text.get(at).to_string()
+                }),
+            });
+        }
+    }
+
     fn resolve_tool<'a>(
         &'a self,
         agent_id: u32,
@@ -152,116 +162,131 @@ impl Engine {
         explain: bool,
     ) -> Result<Resolved<'a>, Verdict<'a>> {
         match &self.program.catalog {
-            Some(cat) => {
-                let ids: &[u32] = cat.by_name.get(&req.tool).map(Vec::as_slice).unwrap_or(&[]);
-                let chosen = match &req.server {
-                    Some(server) => ids.iter().copied().find(|&t| {
-                        cat.tools[t as usize]
-                            .server
-                            .is_some_and(|s| &cat.servers[s as usize] == server)
-                    }),
-                    None if ids.len() == 1 => Some(ids[0]),
-                    None if ids.len() > 1 => {
-                        let places: Vec<String> = ids
-                            .iter()
-                            .map(|&t| match cat.tools[t as usize].server {
-                                Some(s) => format!("server `{}`", cat.servers[s as usize]),
-                                None => "a host tool".to_string(),
-                            })
-                            .collect();
-                        return Err(Verdict::new(
-                            Reason::AmbiguousTool,
-                            format!(
-                                "tool `{}` is declared as {}; name the server in the request",
-                                req.tool,
-                                places.join(", ")
-                            ),
-                        ));
-                    }
-                    None => None,
-                };
-                let Some(t) = chosen else {
-                    let shown = match &req.server {
-                        Some(s) => format!("{s}.{}", req.tool),
-                        None => req.tool.clone(),
-                    };
-                    let hint = crate::resolve::suggest::did_you_mean(
-                        &req.tool,
-                        cat.by_name.keys().map(String::as_str),
-                    )
-                    .map(|s| format!(" (did you mean `{s}`?)"))
-                    .unwrap_or_default();
-                    return Err(Verdict::new(
-                        Reason::UnknownTool,
-                        format!("unknown tool `{shown}`{hint}"),
-                    ));
-                };
-                let tool = &cat.tools[t as usize];
-                let slot = agent_id as usize * cat.n_tools + t as usize;
-                Ok(Resolved {
-                    display: Cow::Borrowed(tool.display.as_str()),
-                    needs_missing: cat.gate[slot]
-                        .map(|p| Cow::Borrowed(self.program.perms.name(p))),
-                    needs: if explain {
-                        tool.needs
-                            .iter()
-                            .map(|&p| self.program.perms.name(p).to_string())
-                            .collect()
-                    } else {
-                        Vec::new()
-                    },
-                    required: &tool.required,
-                    group: &self.program.groups[agent.group as usize],
-                    candidates: evaluate::Candidates::List {
-                        all: agent.candidates.row(t as usize),
-                        deny: agent.deny_candidates.row(t as usize),
-                    },
-                })
-            }
-            None => {
-                let display = match &req.server {
-                    Some(s) => format!("{s}.{}", req.tool),
-                    None => req.tool.clone(),
-                };
-                let mut needs_missing = None;
-                let mut needs = Vec::new();
-                for text in req.permissions.iter().flatten() {
-                    let p = parse_permission(text).map_err(|e| {
-                        Verdict::new(
-                            Reason::BadRequest,
-                            format!("bad request: permission {}", e.message(text)),
-                        )
-                    })?;
-                    if needs_missing.is_none()
-                        && !agent.grants.contains_permission(&self.program.perms, &p)
-                    {
-                        needs_missing = Some(Cow::Owned(text.clone()));
-                    }
-                    needs.push(text.clone());
-                }
-                let candidates = match &agent.targets {
-                    Some(t) => match t.candidates(
-                        req.server.as_deref(),
-                        &req.tool,
-                        &self.program.automata,
-                    ) {
-                        Some(c) => evaluate::Candidates::Bits(c),
-                        None => return Err(Verdict::new(
-                            Reason::InternalError,
-                            "a matcher of the policy failed while deciding this call; it is denied",
-                        )),
-                    },
-                    None => evaluate::Candidates::Bits(BitSet::new(0)),
-                };
-                Ok(Resolved {
-                    display: Cow::Owned(display),
-                    needs_missing,
-                    needs,
-                    required: NO_REQUIRED,
-                    group: &self.program.groups[agent.group as usize],
-                    candidates,
-                })
-            }
+            Some(cat) => self.resolve_catalog_tool(cat, agent_id, agent, req, explain),
+            None => self.resolve_uncataloged(agent, req),
         }
+    }
+
+    /// Step 2 with a catalog: the request's tool among the declared ones, with its gate.
+    fn resolve_catalog_tool<'a>(
+        &'a self,
+        cat: &'a Catalog,
+        agent_id: u32,
+        agent: &'a AgentRt,
+        req: &Request,
+        explain: bool,
+    ) -> Result<Resolved<'a>, Verdict<'a>> {
+        let ids: &[u32] = cat.by_name.get(&req.tool).map(Vec::as_slice).unwrap_or(&[]);
+        let chosen = match &req.server {
+            Some(server) => ids.iter().copied().find(|&t| {
+                cat.tools[t as usize]
+                    .server
+                    .is_some_and(|s| &cat.servers[s as usize] == server)
+            }),
+            None if ids.len() == 1 => Some(ids[0]),
+            None if ids.len() > 1 => {
+                let places: Vec<String> = ids
+                    .iter()
+                    .map(|&t| match cat.tools[t as usize].server {
+                        Some(s) => format!("server `{}`", cat.servers[s as usize]),
+                        None => "a host tool".to_string(),
+                    })
+                    .collect();
+                return Err(Verdict::new(
+                    Reason::AmbiguousTool,
+                    format!(
+                        "tool `{}` is declared as {}; name the server in the request",
+                        req.tool,
+                        places.join(", ")
+                    ),
+                ));
+            }
+            None => None,
+        };
+        let Some(t) = chosen else {
+            let shown = match &req.server {
+                Some(s) => format!("{s}.{}", req.tool),
+                None => req.tool.clone(),
+            };
+            let hint = crate::resolve::suggest::did_you_mean(
+                &req.tool,
+                cat.by_name.keys().map(String::as_str),
+            )
+            .map(|s| format!(" (did you mean `{s}`?)"))
+            .unwrap_or_default();
+            return Err(Verdict::new(
+                Reason::UnknownTool,
+                format!("unknown tool `{shown}`{hint}"),
+            ));
+        };
+        let tool = &cat.tools[t as usize];
+        let slot = agent_id as usize * cat.n_tools + t as usize;
+        Ok(Resolved {
+            display: Cow::Borrowed(tool.display.as_str()),
+            needs_missing: cat.gate[slot].map(|p| Cow::Borrowed(self.program.perms.name(p))),
+            needs: if explain {
+                tool.needs
+                    .iter()
+                    .map(|&p| self.program.perms.name(p).to_string())
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            required: &tool.required,
+            group: &self.program.groups[agent.group as usize],
+            candidates: evaluate::Candidates::List {
+                all: agent.candidates.row(t as usize),
+                deny: agent.deny_candidates.row(t as usize),
+            },
+        })
+    }
+
+    /// Step 2 without a catalog: the tool is what the request says, and the permissions it
+    /// needs are the ones the request declares.
+    fn resolve_uncataloged<'a>(
+        &'a self,
+        agent: &'a AgentRt,
+        req: &Request,
+    ) -> Result<Resolved<'a>, Verdict<'a>> {
+        let display = match &req.server {
+            Some(s) => format!("{s}.{}", req.tool),
+            None => req.tool.clone(),
+        };
+        let mut needs_missing = None;
+        let mut needs = Vec::new();
+        for text in req.permissions.iter().flatten() {
+            let p = parse_permission(text).map_err(|e| {
+                Verdict::new(
+                    Reason::BadRequest,
+                    format!("bad request: permission {}", e.message(text)),
+                )
+            })?;
+            if needs_missing.is_none() && !agent.grants.contains_permission(&self.program.perms, &p)
+            {
+                needs_missing = Some(Cow::Owned(text.clone()));
+            }
+            needs.push(text.clone());
+        }
+        let candidates = match &agent.targets {
+            Some(t) => match t.candidates(req.server.as_deref(), &req.tool, &self.program.automata)
+            {
+                Some(c) => evaluate::Candidates::Bits(c),
+                None => {
+                    return Err(Verdict::new(
+                        Reason::InternalError,
+                        "a matcher of the policy failed while deciding this call; it is denied",
+                    ))
+                }
+            },
+            None => evaluate::Candidates::Bits(BitSet::new(0)),
+        };
+        Ok(Resolved {
+            display: Cow::Owned(display),
+            needs_missing,
+            needs,
+            required: NO_REQUIRED,
+            group: &self.program.groups[agent.group as usize],
+            candidates,
+        })
     }
 }

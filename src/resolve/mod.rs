@@ -19,29 +19,15 @@ use crate::syntax::literal::regex_offset_in_body;
 use std::collections::HashMap;
 use suggest::help_with;
 
-/// Every reason a decision can carry, as test expectations write them.
-///
-/// # Example
-///
-/// ```
-/// assert!(toolgate::resolve::REASONS.contains(&"no_matching_rule"));
-/// let engine = toolgate::load::engine_from_str("p.policy", "agent a {}").unwrap();
-/// let d = engine.decide(&toolgate::Request::new("a", "t"));
-/// assert!(toolgate::resolve::REASONS.contains(&d.reason.as_str()));
-/// ```
-pub const REASONS: &[&str] = &[
-    "bad_request",
-    "unknown_agent",
-    "unknown_tool",
-    "ambiguous_tool",
-    "permission_missing",
-    "missing_argument",
-    "denied_by_rule",
-    "no_matching_rule",
-    "allowed_by_rule",
-    "default_allow",
-    "internal_error",
-];
+/// What a target's server part selects.
+enum ServerScope {
+    /// These servers (`None` stands for host tools, for a target without a server part).
+    Servers(Vec<Option<usize>>),
+    /// A literal server name that is not declared (an error was reported).
+    Unknown,
+    /// A server pattern matching no declared server (a warning was reported).
+    MatchesNothing,
+}
 
 /// Resolves parsed files into one policy. The policy is usable only when the diagnostics
 /// hold no error.
@@ -396,6 +382,42 @@ impl Resolver<'_> {
             return Some(def);
         }
         // With a catalog, literal names must exist; globs should match something.
+        let server_ids = match self.target_servers(&def, t, catalog) {
+            ServerScope::Servers(ids) => ids,
+            ServerScope::Unknown => return None,
+            ServerScope::MatchesNothing => return Some(def),
+        };
+        let in_scope = |tool: &&ToolDef| def.server.is_none() || server_ids.contains(&tool.server);
+        let any = match &def.tool {
+            NamePattern::Literal(name) => catalog
+                .by_name
+                .get(name.as_str())
+                .into_iter()
+                .flatten()
+                .filter_map(|&i| catalog.tools.get(i))
+                .any(|tool| in_scope(&tool)),
+            pattern => {
+                let tool_test = NameTest::new(pattern);
+                catalog
+                    .tools
+                    .iter()
+                    .filter(in_scope)
+                    .any(|tool| tool_test.is_match(&tool.name))
+            }
+        };
+        if !any && self.report_missing_tool(&def, t, catalog, &server_ids) {
+            return None;
+        }
+        Some(def)
+    }
+
+    /// The servers a target's server part names (all declared ones when it names none).
+    fn target_servers(
+        &mut self,
+        def: &TargetDef,
+        t: &ast::Target,
+        catalog: &Catalog,
+    ) -> ServerScope {
         let mut server_ids: Vec<Option<usize>> = Vec::new();
         match (&def.server, &t.server) {
             (Some(NamePattern::Literal(name)), Some(part)) => {
@@ -416,7 +438,7 @@ impl Resolver<'_> {
                             .with_label("not a declared server")
                             .with_help(help),
                         );
-                        return None;
+                        return ServerScope::Unknown;
                     }
                 }
             }
@@ -440,63 +462,59 @@ impl Resolver<'_> {
                         .with_label("matches no server")
                         .with_help("the rule can never apply; fix the pattern or remove the rule"),
                     );
-                    return Some(def);
+                    return ServerScope::MatchesNothing;
                 }
             }
             _ => {}
         }
-        let in_scope = |tool: &&ToolDef| def.server.is_none() || server_ids.contains(&tool.server);
-        let any = match &def.tool {
-            NamePattern::Literal(name) => catalog
-                .by_name
-                .get(name.as_str())
-                .into_iter()
-                .flatten()
-                .filter_map(|&i| catalog.tools.get(i))
-                .any(|tool| in_scope(&tool)),
-            pattern => {
-                let tool_test = NameTest::new(pattern);
-                catalog
-                    .tools
-                    .iter()
-                    .filter(in_scope)
-                    .any(|tool| tool_test.is_match(&tool.name))
-            }
+        ServerScope::Servers(server_ids)
+    }
+
+    /// Reports a target whose tool part names no declared tool in its servers: an error for a
+    /// literal name (true: the rule is dropped), a warning for a pattern.
+    fn report_missing_tool(
+        &mut self,
+        def: &TargetDef,
+        t: &ast::Target,
+        catalog: &Catalog,
+        server_ids: &[Option<usize>],
+    ) -> bool {
+        let candidates: Vec<&ToolDef> = catalog
+            .tools
+            .iter()
+            .filter(|tool| def.server.is_none() || server_ids.contains(&tool.server))
+            .collect();
+        let where_ = match &t.server {
+            Some(s) => format!(" on server `{}`", s.text),
+            None => String::new(),
         };
-        if !any {
-            let candidates: Vec<&ToolDef> = catalog.tools.iter().filter(in_scope).collect();
-            let where_ = match &t.server {
-                Some(s) => format!(" on server `{}`", s.text),
-                None => String::new(),
-            };
-            if let NamePattern::Literal(name) = &def.tool {
-                let help = help_with(
-                    name,
-                    candidates.iter().map(|t| t.name.as_str()),
-                    "declare the tool in the catalog, or fix the name",
-                );
-                self.diags.push(
-                    Diagnostic::error(
-                        "toolgate::unknown_tool",
-                        t.tool.span,
-                        format!("unknown tool `{name}`{where_}"),
-                    )
-                    .with_label("not a declared tool")
-                    .with_help(help),
-                );
-                return None;
-            }
-            self.diags.push(
-                Diagnostic::warning(
-                    "toolgate::target_matches_nothing",
-                    t.tool.span,
-                    format!("`{}` matches no declared tool{where_}", t.tool.text),
-                )
-                .with_label("matches no tool")
-                .with_help("the rule can never apply; fix the pattern or remove the rule"),
+        if let NamePattern::Literal(name) = &def.tool {
+            let help = help_with(
+                name,
+                candidates.iter().map(|t| t.name.as_str()),
+                "declare the tool in the catalog, or fix the name",
             );
+            self.diags.push(
+                Diagnostic::error(
+                    "toolgate::unknown_tool",
+                    t.tool.span,
+                    format!("unknown tool `{name}`{where_}"),
+                )
+                .with_label("not a declared tool")
+                .with_help(help),
+            );
+            return true;
         }
-        Some(def)
+        self.diags.push(
+            Diagnostic::warning(
+                "toolgate::target_matches_nothing",
+                t.tool.span,
+                format!("`{}` matches no declared tool{where_}", t.tool.text),
+            )
+            .with_label("matches no tool")
+            .with_help("the rule can never apply; fix the pattern or remove the rule"),
+        );
+        false
     }
 
     fn condition(&mut self, c: &ast::Condition) -> Option<CondDef> {
@@ -617,11 +635,14 @@ impl Resolver<'_> {
     fn test(&mut self, t: &ast::TestBlock) {
         for e in &t.expectations {
             if let Some(reason) = &e.reason {
-                if !REASONS.contains(&reason.text.as_str()) {
+                if crate::reason::Reason::from_name(&reason.text).is_none() {
                     let help = help_with(
                         &reason.text,
-                        REASONS.iter().copied(),
-                        &format!("reasons are: {}", REASONS.join(", ")),
+                        crate::reason::Reason::ALL.iter().map(|r| r.as_str()),
+                        &format!(
+                            "reasons are: {}",
+                            crate::reason::Reason::ALL.map(|r| r.as_str()).join(", ")
+                        ),
                     );
                     self.diags.push(
                         Diagnostic::error(
