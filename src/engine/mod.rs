@@ -131,7 +131,7 @@ impl Engine {
     /// let engine = toolgate::load::engine_from_str("p.policy", include_str!("../../policies/example.policy")).unwrap();
     /// assert_eq!(engine.test_cases().len(), 11);
     /// ```
-    pub fn test_cases(&self) -> &[crate::testing::TestCase] {
+    pub fn test_cases(&self) -> &[crate::resolve::TestCase] {
         &self.program.tests
     }
 

@@ -32,7 +32,7 @@
 //! ```
 
 use crate::diagnostic::Diagnostics;
-use crate::lint::suppress::comment_start;
+use crate::syntax::literal::comment_start;
 use crate::source::{FileId, SourceMap, Span};
 use crate::syntax::ast::*;
 use crate::syntax::parse_file;
