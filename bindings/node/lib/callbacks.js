@@ -8,7 +8,8 @@ const { splitToolName } = require('./names.js')
 function permission(engine, agent) {
   return async function permission(request) {
     const { toolName, input, toolUseId, server } = request ?? {}
-    const d = engine.decide({ agent, tool: toolName, server, args: input ?? {}, toolUseId })
+    // Absent input is no arguments; anything else (even `null`) is decided as given.
+    const d = engine.decide({ agent, tool: toolName, server, args: input === undefined ? {} : input, toolUseId })
     return d.decision === 'allow' ? { behavior: 'allow' } : { behavior: 'deny', message: d.message }
   }
 }

@@ -68,7 +68,8 @@ impl Engine {
     /// Decides one tool call. `request` is the CLI's request object (`agent`, `tool`,
     /// `server?`, `args?`, `tool_use_id`/`toolUseId`?, `permissions?`); the answer has the CLI's
     /// decision fields. Never throws: a value JSON cannot hold, or a malformed request, is a
-    /// `bad_request` denial. `explain` adds an `explanation`, as `eval --explain` does.
+    /// `bad_request` denial. `explain` (`true`; any other value is `false`) adds an
+    /// `explanation`, as `eval --explain` does.
     #[napi(
         ts_args_type = "request: Request, explain?: boolean",
         ts_return_type = "Decision"
@@ -77,20 +78,47 @@ impl Engine {
         &self,
         env: Env,
         request: Unknown,
-        explain: Option<bool>,
+        explain: Option<Unknown>,
     ) -> napi::Result<crate::output::Raw> {
-        let explain = explain.unwrap_or(false);
-        // SAFETY: the environment and the value are those of this very call.
+        let d = self.decision(&env, request, explain);
+        // SAFETY: the environment is this call's.
+        unsafe { crate::output::decision(env.raw(), &d) }
+    }
+
+    /// The same decision as `decide`, as a flat array of its fields (see `output::fields`):
+    /// an array is built with a fraction of the Node-API work an object takes, and
+    /// `toolgate.js` turns it into the decision object with an object literal.
+    #[napi(skip_typescript, js_name = "decideFields")]
+    pub fn decide_fields(
+        &self,
+        env: Env,
+        request: Unknown,
+        explain: Option<Unknown>,
+    ) -> napi::Result<crate::output::Raw> {
+        let d = self.decision(&env, request, explain);
+        // SAFETY: the environment is this call's.
+        unsafe { crate::output::fields(env.raw(), &d) }
+    }
+
+    /// Reads the request and decides it; a request that cannot be read is a `bad_request`.
+    fn decision(
+        &self,
+        env: &Env,
+        request: Unknown,
+        explain: Option<Unknown>,
+    ) -> toolgate::Decision<'_> {
+        // SAFETY: the environment and the values are those of the calling napi function.
+        let explain =
+            explain.is_some_and(|e| unsafe { crate::request::is_true(env.raw(), e.raw()) });
+        // SAFETY: as above.
         let parsed = unsafe { crate::request::read_request(env.raw(), request.raw()) };
-        let d = match parsed {
+        match parsed {
             Ok(req) if explain => self.inner.decide_explained(&req),
             Ok(req) => self.inner.decide(&req),
             Err(bad) => self
                 .inner
                 .bad_request(format!("bad request: {}", bad.message), bad.tool_use_id),
-        };
-        // SAFETY: the environment is this call's.
-        unsafe { crate::output::decision(env.raw(), &d) }
+        }
     }
 
     /// The tools `agent` may see, in declaration order (`toolgate tools`); `null` for an

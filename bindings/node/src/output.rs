@@ -1,5 +1,6 @@
-//! Writing a decision into a JS object directly, field by field: no intermediate owned
-//! strings, and exactly the CLI's fields (`explanation` only when asked for).
+//! Writing a decision into a JS object directly: no intermediate owned strings, each object's
+//! properties defined in one Node-API call, and exactly the CLI's fields (`explanation` only
+//! when asked for).
 
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys;
@@ -21,15 +22,39 @@ struct Builder {
     ok: bool,
 }
 
+/// A plain data property (writable, enumerable, configurable), as an object literal has.
+const PLAIN: sys::napi_property_attributes = sys::PropertyAttributes::writable
+    | sys::PropertyAttributes::enumerable
+    | sys::PropertyAttributes::configurable;
+
+/// One property of an object under construction.
+fn prop(name: &'static CStr, value: sys::napi_value) -> sys::napi_property_descriptor {
+    sys::napi_property_descriptor {
+        utf8name: name.as_ptr(),
+        name: ptr::null_mut(),
+        method: None,
+        getter: None,
+        setter: None,
+        value,
+        attributes: PLAIN,
+        data: ptr::null_mut(),
+    }
+}
+
 impl Builder {
     unsafe fn status(&mut self, s: sys::napi_status) {
         self.ok &= s == sys::Status::napi_ok;
     }
 
-    unsafe fn object(&mut self) -> sys::napi_value {
+    /// An object with `props`, defined in one Node-API call.
+    unsafe fn object(&mut self, props: &[sys::napi_property_descriptor]) -> sys::napi_value {
         let mut o = ptr::null_mut();
         let s = sys::napi_create_object(self.env, &mut o);
         self.status(s);
+        if self.ok {
+            let s = sys::napi_define_properties(self.env, o, props.len(), props.as_ptr());
+            self.status(s);
+        }
         o
     }
 
@@ -59,18 +84,33 @@ impl Builder {
         }
     }
 
+    unsafe fn undefined(&mut self) -> sys::napi_value {
+        let mut v = ptr::null_mut();
+        let s = sys::napi_get_undefined(self.env, &mut v);
+        self.status(s);
+        v
+    }
+
+    /// An array of `items`.
+    unsafe fn array(&mut self, items: &[sys::napi_value]) -> sys::napi_value {
+        let mut a = ptr::null_mut();
+        let s = sys::napi_create_array_with_length(self.env, items.len(), &mut a);
+        self.status(s);
+        for (i, &item) in items.iter().enumerate() {
+            if !self.ok {
+                break;
+            }
+            let s = sys::napi_set_element(self.env, a, i as u32, item);
+            self.status(s);
+        }
+        a
+    }
+
     unsafe fn number(&mut self, n: usize) -> sys::napi_value {
         let mut v = ptr::null_mut();
         let s = sys::napi_create_double(self.env, n as f64, &mut v);
         self.status(s);
         v
-    }
-
-    unsafe fn set(&mut self, obj: sys::napi_value, name: &CStr, value: sys::napi_value) {
-        if self.ok {
-            let s = sys::napi_set_named_property(self.env, obj, name.as_ptr(), value);
-            self.status(s);
-        }
     }
 }
 
@@ -87,51 +127,99 @@ impl Builder {
 /// `env` must be the live environment of the current call.
 pub unsafe fn decision(env: sys::napi_env, d: &toolgate::Decision<'_>) -> napi::Result<Raw> {
     let mut b = Builder { env, ok: true };
-    let o = b.object();
-    let v = b.string(d.decision.as_str());
-    b.set(o, c"decision", v);
-    let v = b.string(d.reason.as_str());
-    b.set(o, c"reason", v);
-    let v = b.opt_string(d.permission.as_deref());
-    b.set(o, c"permission", v);
-    let v = b.opt_string(d.argument.as_deref());
-    b.set(o, c"argument", v);
-    let v = b.string(&d.message);
-    b.set(o, c"message", v);
-    let v = match d.rule.as_deref() {
+    let rule = match d.rule.as_deref() {
         Some(r) => {
-            let ro = b.object();
-            let v = b.string(&r.agent);
-            b.set(ro, c"agent", v);
-            let v = b.string(r.effect.as_str());
-            b.set(ro, c"effect", v);
-            let v = b.string(&r.target);
-            b.set(ro, c"target", v);
-            let v = b.string(&r.file);
-            b.set(ro, c"file", v);
-            let v = b.number(r.line);
-            b.set(ro, c"line", v);
-            let v = b.number(r.column);
-            b.set(ro, c"column", v);
-            ro
+            let props = [
+                prop(c"agent", b.string(&r.agent)),
+                prop(c"effect", b.string(r.effect.as_str())),
+                prop(c"target", b.string(&r.target)),
+                prop(c"file", b.string(&r.file)),
+                prop(c"line", b.number(r.line)),
+                prop(c"column", b.number(r.column)),
+            ];
+            b.object(&props)
         }
         None => b.null(),
     };
-    b.set(o, c"rule", v);
-    let v = b.opt_string(d.tool_use_id.as_deref());
-    b.set(o, c"tool_use_id", v);
-    let v = b.string(&d.policy_hash);
-    b.set(o, c"policy_hash", v);
-    if let Some(e) = &d.explanation {
-        let json = serde_json::to_value(e).map_err(|e| napi::Error::from_reason(e.to_string()))?;
-        let v = serde_json::Value::to_napi_value(env, json)?;
-        b.set(o, c"explanation", v);
-    }
+    let explanation = match &d.explanation {
+        Some(e) => {
+            let json =
+                serde_json::to_value(e).map_err(|e| napi::Error::from_reason(e.to_string()))?;
+            Some(serde_json::Value::to_napi_value(env, json)?)
+        }
+        None => None,
+    };
+    let props = [
+        prop(c"decision", b.string(d.decision.as_str())),
+        prop(c"reason", b.string(d.reason.as_str())),
+        prop(c"permission", b.opt_string(d.permission.as_deref())),
+        prop(c"argument", b.opt_string(d.argument.as_deref())),
+        prop(c"message", b.string(&d.message)),
+        prop(c"rule", rule),
+        prop(c"tool_use_id", b.opt_string(d.tool_use_id.as_deref())),
+        prop(c"policy_hash", b.string(&d.policy_hash)),
+        prop(c"explanation", explanation.unwrap_or(ptr::null_mut())),
+    ];
+    let count = if explanation.is_some() { 9 } else { 8 };
+    let o = b.object(&props[..count]);
     if b.ok {
         Ok(Raw(o))
     } else {
         Err(napi::Error::from_reason(
             "could not build the decision object in JS",
+        ))
+    }
+}
+
+/// A decision as a flat array: `[decision, reason, permission, argument, message,
+/// tool_use_id, policy_hash, explanation]` (`null` where a field does not apply, `undefined`
+/// for no explanation), followed, when a rule decided, by the rule's `agent, effect, target,
+/// file, line, column`. `toolgate.js` reads it back into the object `decision` builds.
+///
+/// # Errors
+///
+/// When Node-API fails to create a value.
+///
+/// # Safety
+///
+/// `env` must be the live environment of the current call.
+pub unsafe fn fields(env: sys::napi_env, d: &toolgate::Decision<'_>) -> napi::Result<Raw> {
+    let mut b = Builder { env, ok: true };
+    let explanation = match &d.explanation {
+        Some(e) => {
+            let json =
+                serde_json::to_value(e).map_err(|e| napi::Error::from_reason(e.to_string()))?;
+            serde_json::Value::to_napi_value(env, json)?
+        }
+        None => b.undefined(),
+    };
+    let mut items = [ptr::null_mut(); 14];
+    items[0] = b.string(d.decision.as_str());
+    items[1] = b.string(d.reason.as_str());
+    items[2] = b.opt_string(d.permission.as_deref());
+    items[3] = b.opt_string(d.argument.as_deref());
+    items[4] = b.string(&d.message);
+    items[5] = b.opt_string(d.tool_use_id.as_deref());
+    items[6] = b.string(&d.policy_hash);
+    items[7] = explanation;
+    let len = match d.rule.as_deref() {
+        Some(r) => {
+            items[8] = b.string(&r.agent);
+            items[9] = b.string(r.effect.as_str());
+            items[10] = b.string(&r.target);
+            items[11] = b.string(&r.file);
+            items[12] = b.number(r.line);
+            items[13] = b.number(r.column);
+            14
+        }
+        None => 8,
+    };
+    let a = b.array(&items[..len]);
+    if b.ok {
+        Ok(Raw(a))
+    } else {
+        Err(napi::Error::from_reason(
+            "could not build the decision fields in JS",
         ))
     }
 }

@@ -141,6 +141,22 @@ pub unsafe fn read_request(
     }
 }
 
+/// True when `value` is the boolean `true`; anything else, or a failure, is false.
+///
+/// # Safety
+///
+/// `env` and `value` must be the live environment and a value of the current call.
+pub unsafe fn is_true(env: sys::napi_env, value: sys::napi_value) -> bool {
+    let mut t = sys::ValueType::napi_undefined;
+    if sys::napi_typeof(env, value, &mut t) != sys::Status::napi_ok
+        || t != sys::ValueType::napi_boolean
+    {
+        return false;
+    }
+    let mut b = false;
+    sys::napi_get_value_bool(env, value, &mut b) == sys::Status::napi_ok && b
+}
+
 impl Walk {
     /// The request's known fields as a JSON object; `None` when the value is not an object.
     unsafe fn request(&mut self, value: sys::napi_value) -> Step<Option<Map<String, Value>>> {
@@ -158,7 +174,8 @@ impl Walk {
             let mut v = ptr::null_mut();
             let status = sys::napi_get_named_property(self.env, value, js_name.as_ptr(), &mut v);
             self.check(status, &place)?;
-            if self.type_of(v, &place)? == sys::ValueType::napi_undefined {
+            let t = self.type_of(v, &place)?;
+            if t == sys::ValueType::napi_undefined {
                 continue;
             }
             let shown = js_name.to_str().unwrap_or(name);
@@ -170,7 +187,7 @@ impl Walk {
                 }
                 id_field = Some(shown);
             }
-            let json = self.value(v, &place, 1)?;
+            let json = self.value(v, t, &place, 1)?;
             if let Value::String(id) = &json {
                 if name == "tool_use_id" {
                     self.tool_use_id = Some(id.clone());
@@ -181,13 +198,19 @@ impl Walk {
         Ok(Some(map))
     }
 
-    /// The JSON form of one value nested `depth` containers deep.
-    unsafe fn value(&mut self, v: sys::napi_value, place: &Place<'_>, depth: usize) -> Step<Value> {
+    /// The JSON form of one value of type `t`, nested `depth` containers deep.
+    unsafe fn value(
+        &mut self,
+        v: sys::napi_value,
+        t: sys::napi_valuetype,
+        place: &Place<'_>,
+        depth: usize,
+    ) -> Step<Value> {
         self.bytes += 1;
         if self.bytes > MAX_REQUEST_BYTES {
             return Err(too_large());
         }
-        match self.type_of(v, place)? {
+        match t {
             sys::ValueType::napi_null => Ok(Value::Null),
             sys::ValueType::napi_boolean => {
                 let mut b = false;
@@ -232,7 +255,8 @@ impl Walk {
             let here = Place::Index(place, i);
             let mut item = ptr::null_mut();
             self.check(sys::napi_get_element(self.env, v, i, &mut item), &here)?;
-            if self.type_of(item, &here)? == sys::ValueType::napi_undefined {
+            let t = self.type_of(item, &here)?;
+            if t == sys::ValueType::napi_undefined {
                 return Err(Refusal {
                     what: format!(
                         "`{}` is undefined (or a hole), which JSON cannot hold",
@@ -240,7 +264,7 @@ impl Walk {
                     ),
                 });
             }
-            out.push(self.value(item, &here, depth)?);
+            out.push(self.value(item, t, &here, depth)?);
         }
         self.ancestors.pop();
         Ok(Value::Array(out))
@@ -274,10 +298,11 @@ impl Walk {
             let here = Place::Key(place, &name);
             let mut item = ptr::null_mut();
             self.check(sys::napi_get_property(self.env, v, key, &mut item), &here)?;
-            if self.type_of(item, &here)? == sys::ValueType::napi_undefined {
+            let t = self.type_of(item, &here)?;
+            if t == sys::ValueType::napi_undefined {
                 continue;
             }
-            let json = self.value(item, &here, depth)?;
+            let json = self.value(item, t, &here, depth)?;
             out.insert(name, json);
         }
         self.ancestors.pop();
