@@ -52,6 +52,8 @@ pub mod pattern;
 pub mod program;
 pub mod reason;
 pub mod resolve;
+/// Shell-aware command matching for `ARG matches shell "PATTERN"`.
+pub mod shell;
 pub mod source;
 pub mod testing;
 

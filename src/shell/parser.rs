@@ -1,0 +1,745 @@
+//! The shell grammar, hand-written: a POSIX command line (quotes, backslash escapes,
+//! `\`-newline continuations) read in one left-to-right pass.
+//!
+//! - [`strict`] succeeds only when the value is provably one simple command of known words.
+//! - [`generous`] yields every simple command it can see (both sides of `&&`/`||`/`;`, each
+//!   stage of a pipe, inside `$(...)`, backticks and process substitutions, through wrapper
+//!   programs and into `sh -c` strings) and says whether anything it could not read was present.
+//!
+//! Every byte is looked at a bounded number of times per nesting level and nesting is bounded by
+//! [`MAX_DEPTH`], so both run in linear time; neither panics.
+
+use super::unreadable::{Construct, Unreadable};
+use super::words::{Command, WordKind};
+use super::wrappers::{self, Inner};
+
+/// How deep `$(...)`, `(...)`, backticks, `sh -c` strings and wrapper chains are followed.
+pub const MAX_DEPTH: u32 = 16;
+
+/// Reserved words that start a compound command (strict mode refuses them where a command
+/// starts; `time` is read as a program).
+const RESERVED: &[&str] = &[
+    "!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while",
+    "until", "for", "in", "select", "function", "coproc", "[[", "]]",
+];
+
+/// What the generous reading of a value found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Generous {
+    /// Every simple command seen, outer ones before the commands they run.
+    pub commands: Vec<Command>,
+    /// The first construct that could not be read, if any: a deny must then fire.
+    pub unreadable: Option<Unreadable>,
+}
+
+/// Reads `value` as exactly one simple command of known words (for an allow).
+pub fn strict(value: &str) -> Result<Command, Unreadable> {
+    let mut out = Vec::new();
+    let mut p = Parser::new(value, Mode::Strict, 0, None, &mut out);
+    p.strict_command()
+}
+
+/// Reads every simple command `value` shows (for a deny).
+pub fn generous(value: &str) -> Generous {
+    let mut commands = Vec::new();
+    let result = {
+        let mut p = Parser::new(value, Mode::Generous, 0, None, &mut commands);
+        p.list(Stop::End)
+    };
+    Generous {
+        commands,
+        unreadable: result.err(),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Strict,
+    Generous,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    End,
+    Paren,
+}
+
+type R<T> = Result<T, Unreadable>;
+
+struct Parser<'s, 'o> {
+    src: &'s str,
+    b: &'s [u8],
+    pos: usize,
+    mode: Mode,
+    depth: u32,
+    /// For a nested script: the offset in the top-level value every error reports.
+    base: Option<usize>,
+    out: &'o mut Vec<Command>,
+    /// `[` lookahead cache for the current word: a `]` at this position (or none before it).
+    bracket: Option<(usize, bool)>,
+}
+
+fn is_meta(c: u8) -> bool {
+    matches!(
+        c,
+        b' ' | b'\t' | b'\n' | b'|' | b'&' | b';' | b'(' | b')' | b'<' | b'>'
+    )
+}
+
+fn is_control(c: u8) -> bool {
+    (c < 0x20 && c != b'\t' && c != b'\n') || c == 0x7f
+}
+
+/// Characters that look like nothing or like a space but are not shell blanks.
+fn is_invisible(c: char) -> bool {
+    matches!(c as u32,
+        0x80..=0xA0 | 0xAD | 0x34F | 0x61C | 0x115F | 0x1160 | 0x1680 | 0x17B4 | 0x17B5 | 0x180B..=0x180E
+        | 0x2000..=0x200F | 0x2028..=0x202F | 0x205F..=0x206F | 0x3000 | 0x3164 | 0xFE00..=0xFE0F
+        | 0xFEFF | 0xFFA0 | 0xFFF9..=0xFFFB | 0x1D173..=0x1D17A | 0xE0000..=0xE0FFF)
+}
+
+/// `NAME=` or `NAME+=` at the start of a raw (unquoted) word.
+pub(crate) fn is_assignment(raw: &[u8]) -> bool {
+    let Some(&first) = raw.first() else {
+        return false;
+    };
+    if !(first.is_ascii_alphabetic() || first == b'_') {
+        return false;
+    }
+    for (i, &c) in raw.iter().enumerate() {
+        if c == b'=' {
+            return true;
+        }
+        if c == b'+' {
+            return raw.get(i + 1) == Some(&b'=');
+        }
+        if !(c.is_ascii_alphanumeric() || c == b'_') {
+            return false;
+        }
+    }
+    false
+}
+
+fn max_kind(a: WordKind, b: WordKind) -> WordKind {
+    fn rank(k: WordKind) -> u8 {
+        match k {
+            WordKind::Literal => 0,
+            WordKind::Unknown => 1,
+            WordKind::UnknownFields => 2,
+        }
+    }
+    if rank(b) > rank(a) {
+        b
+    } else {
+        a
+    }
+}
+
+impl<'s, 'o> Parser<'s, 'o> {
+    fn new(
+        src: &'s str,
+        mode: Mode,
+        depth: u32,
+        base: Option<usize>,
+        out: &'o mut Vec<Command>,
+    ) -> Self {
+        Parser {
+            src,
+            b: src.as_bytes(),
+            pos: 0,
+            mode,
+            depth,
+            base,
+            out,
+            bracket: None,
+        }
+    }
+
+    fn err<T>(&self, construct: Construct, at: usize) -> R<T> {
+        Err(Unreadable {
+            construct,
+            offset: self.base.unwrap_or(at),
+        })
+    }
+
+    /// In strict mode, `construct` at the current position makes the value unreadable.
+    fn strict_refuses(&self, construct: Construct) -> R<()> {
+        if self.mode == Mode::Strict {
+            return self.err(construct, self.pos);
+        }
+        Ok(())
+    }
+
+    fn peek(&self, ahead: usize) -> Option<u8> {
+        self.b.get(self.pos + ahead).copied()
+    }
+
+    fn skip_blanks(&mut self) {
+        loop {
+            match self.peek(0) {
+                Some(b' ' | b'\t') => self.pos += 1,
+                Some(b'\\') if self.peek(1) == Some(b'\n') => self.pos += 2,
+                _ => return,
+            }
+        }
+    }
+
+    // ---- strict -------------------------------------------------------------------------
+
+    fn strict_command(&mut self) -> R<Command> {
+        let mut cmd = Command::new();
+        let mut w = String::new();
+        loop {
+            self.skip_blanks();
+            let Some(c) = self.peek(0) else { break };
+            let at = self.pos;
+            match c {
+                b'\n' => return self.err(Construct::Newline, at),
+                b';' => return self.err(Construct::Sequence, at),
+                b'&' => {
+                    return match self.peek(1) {
+                        Some(b'&') => self.err(Construct::AndOr, at),
+                        Some(b'>') => self.err(Construct::Redirection, at),
+                        _ => self.err(Construct::Background, at),
+                    }
+                }
+                b'|' => {
+                    return match self.peek(1) {
+                        Some(b'|') => self.err(Construct::AndOr, at),
+                        _ => self.err(Construct::Pipe, at),
+                    }
+                }
+                b'(' | b')' => return self.err(Construct::Subshell, at),
+                b'<' | b'>' => {
+                    return match self.peek(1) {
+                        Some(b'(') => self.err(Construct::ProcessSubstitution, at),
+                        Some(b'<') if c == b'<' && self.peek(2) != Some(b'<') => {
+                            self.err(Construct::HereDoc, at)
+                        }
+                        _ => self.err(Construct::Redirection, at),
+                    }
+                }
+                b'#' => return self.err(Construct::Comment, at),
+                _ => {
+                    w.clear();
+                    let kind = self.word(&mut w)?;
+                    if cmd.is_empty() {
+                        let raw = &self.b[at..self.pos];
+                        if is_assignment(raw) {
+                            return self.err(Construct::Assignment, at);
+                        }
+                        if RESERVED.iter().any(|r| r.as_bytes() == raw) {
+                            return self.err(Construct::ReservedWord, at);
+                        }
+                    }
+                    cmd.push(&w, kind);
+                }
+            }
+        }
+        if cmd.is_empty() {
+            return self.err(Construct::Empty, self.pos);
+        }
+        Ok(cmd)
+    }
+
+    // ---- generous -----------------------------------------------------------------------
+
+    fn list(&mut self, stop: Stop) -> R<()> {
+        let open = self.pos;
+        let mut cmd = Command::new();
+        let mut w = String::new();
+        // Words that are not a command: a `for`/`select` header, the name after `function`.
+        let mut skip_header = false;
+        let mut skip_one = false;
+        loop {
+            self.skip_blanks();
+            let Some(c) = self.peek(0) else {
+                if stop == Stop::Paren {
+                    return self.err(Construct::Subshell, open);
+                }
+                break;
+            };
+            match c {
+                b'&' if self.peek(1) == Some(b'>') => self.redirection()?,
+                b'\n' | b';' | b'&' | b'|' => {
+                    self.pos += 1;
+                    self.finish(&mut cmd)?;
+                    skip_header = false;
+                }
+                b'(' => {
+                    self.finish(&mut cmd)?;
+                    self.pos += 1;
+                    self.nested_list()?;
+                }
+                b')' => {
+                    if stop == Stop::Paren {
+                        self.pos += 1;
+                        return self.finish(&mut cmd);
+                    }
+                    return self.err(Construct::Subshell, self.pos);
+                }
+                b'<' | b'>' if self.peek(1) == Some(b'(') => {
+                    self.pos += 2;
+                    self.nested_list()?;
+                    if !skip_header {
+                        cmd.push("", WordKind::Unknown);
+                    }
+                }
+                b'<' | b'>' => self.redirection()?,
+                b'#' => {
+                    while let Some(c) = self.peek(0) {
+                        if c == b'\n' {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                }
+                _ => {
+                    let start = self.pos;
+                    w.clear();
+                    let kind = self.word(&mut w)?;
+                    let raw = &self.b[start..self.pos];
+                    if matches!(self.peek(0), Some(b'<' | b'>'))
+                        && raw.iter().all(u8::is_ascii_digit)
+                    {
+                        continue; // a file descriptor number: `2>/dev/null`
+                    }
+                    if skip_header {
+                        continue;
+                    }
+                    if skip_one {
+                        skip_one = false;
+                        continue;
+                    }
+                    if cmd.is_empty() {
+                        if is_assignment(raw) {
+                            continue;
+                        }
+                        match raw {
+                            b"!" | b"{" | b"}" | b"if" | b"then" | b"else" | b"elif" | b"fi"
+                            | b"do" | b"done" | b"while" | b"until" | b"esac" | b"in" => continue,
+                            b"for" | b"select" => {
+                                skip_header = true;
+                                continue;
+                            }
+                            b"function" => {
+                                skip_one = true;
+                                continue;
+                            }
+                            b"case" | b"coproc" | b"[[" | b"]]" => {
+                                return self.err(Construct::ReservedWord, start)
+                            }
+                            _ => {}
+                        }
+                    }
+                    cmd.push(&w, kind);
+                }
+            }
+        }
+        self.finish(&mut cmd)
+    }
+
+    fn nested_list(&mut self) -> R<()> {
+        if self.depth >= MAX_DEPTH {
+            return self.err(Construct::TooDeep, self.pos);
+        }
+        self.depth += 1;
+        let r = self.list(Stop::Paren);
+        self.depth -= 1;
+        r
+    }
+
+    /// Parses `text` (a `sh -c` string, backticks, `eval`) as a nested list.
+    fn script(&mut self, text: &str, at: usize) -> R<()> {
+        if self.depth >= MAX_DEPTH {
+            return self.err(Construct::TooDeep, at);
+        }
+        let base = Some(self.base.unwrap_or(at));
+        let mut inner = Parser::new(text, self.mode, self.depth + 1, base, self.out);
+        inner.list(Stop::End)
+    }
+
+    /// A redirection operator and its target word (the target's substitutions are read; the
+    /// target is not a word of the command).
+    fn redirection(&mut self) -> R<()> {
+        let at = self.pos;
+        if self.peek(0) == Some(b'<') && self.peek(1) == Some(b'<') && self.peek(2) != Some(b'<') {
+            return self.err(Construct::HereDoc, at);
+        }
+        let mut n = 0;
+        while n < 3 && matches!(self.peek(0), Some(b'<' | b'>' | b'&' | b'|')) {
+            self.pos += 1;
+            n += 1;
+        }
+        self.skip_blanks();
+        match self.peek(0) {
+            Some(b'<' | b'>') if self.peek(1) == Some(b'(') => {
+                self.pos += 2;
+                self.nested_list()
+            }
+            Some(c) if !is_meta(c) => {
+                let mut target = String::new();
+                self.word(&mut target).map(|_| ())
+            }
+            _ => self.err(Construct::Redirection, at),
+        }
+    }
+
+    /// Ends the current command: records it and what its wrappers run.
+    fn finish(&mut self, cmd: &mut Command) -> R<()> {
+        if cmd.is_empty() {
+            return Ok(());
+        }
+        let c = std::mem::take(cmd);
+        self.emit(c, 0)
+    }
+
+    fn emit(&mut self, cmd: Command, level: u32) -> R<()> {
+        let at = self.pos;
+        match cmd.get(0) {
+            Some(super::words::Word::Unknown { .. }) => {
+                return self.err(Construct::DynamicProgram, at)
+            }
+            None => return Ok(()),
+            Some(_) => {}
+        }
+        let inner = match wrappers::look_through(&cmd) {
+            Ok(inner) => inner,
+            Err(construct) => {
+                self.out.push(cmd);
+                return self.err(construct, at);
+            }
+        };
+        self.out.push(cmd);
+        for i in inner {
+            if level + self.depth >= MAX_DEPTH {
+                return self.err(Construct::TooDeep, at);
+            }
+            match i {
+                Inner::Command(c) => self.emit(c, level + 1)?,
+                Inner::Script(s) => {
+                    self.depth += level;
+                    let r = self.script(&s, at);
+                    self.depth -= level;
+                    r?
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ---- words --------------------------------------------------------------------------
+
+    /// Reads one word at the current position (not a blank, operator or comment) into `w`,
+    /// quotes and escapes removed; returns what is known about it.
+    fn word(&mut self, w: &mut String) -> R<WordKind> {
+        let start = self.pos;
+        let mut kind = WordKind::Literal;
+        let mut brace_open = false;
+        let mut brace_list = false;
+        let mut tilde_ok = true; // at the word start or after an unquoted `=`/`:`
+        self.bracket = None;
+        while let Some(c) = self.peek(0) {
+            if is_meta(c) {
+                break;
+            }
+            let was_tilde_ok = tilde_ok;
+            tilde_ok = false;
+            match c {
+                b'\\' => match self.peek(1) {
+                    None => return self.err(Construct::DanglingEscape, self.pos),
+                    Some(b'\n') => {
+                        self.pos += 2;
+                        tilde_ok = was_tilde_ok;
+                    }
+                    Some(_) => {
+                        self.pos += 1;
+                        self.literal_char(w)?;
+                    }
+                },
+                b'\'' => {
+                    let open = self.pos;
+                    self.pos += 1;
+                    let Some(len) = self.b[self.pos..].iter().position(|&c| c == b'\'') else {
+                        return self.err(Construct::UnbalancedQuote, open);
+                    };
+                    let end = self.pos + len;
+                    while self.pos < end {
+                        self.literal_char(w)?;
+                    }
+                    self.pos = end + 1;
+                }
+                b'"' => {
+                    self.pos += 1;
+                    self.double_quoted(w, &mut kind)?;
+                }
+                b'$' => self.dollar(w, &mut kind, false)?,
+                b'`' => self.backticks(&mut kind, false)?,
+                b'*' | b'?' => {
+                    self.strict_refuses(Construct::Glob)?;
+                    kind = WordKind::UnknownFields;
+                    w.push(c as char);
+                    self.pos += 1;
+                }
+                b'[' => {
+                    if self.bracket_closes() {
+                        self.strict_refuses(Construct::Glob)?;
+                        kind = WordKind::UnknownFields;
+                    }
+                    w.push('[');
+                    self.pos += 1;
+                }
+                b'{' | b',' | b'}' | b'.' => {
+                    match c {
+                        b'{' => brace_open = true,
+                        b',' if brace_open => brace_list = true,
+                        b'.' if brace_open && self.peek(1) == Some(b'.') => brace_list = true,
+                        b'}' if brace_open && brace_list => {
+                            self.strict_refuses(Construct::BraceExpansion)?;
+                            kind = WordKind::UnknownFields;
+                        }
+                        _ => {}
+                    }
+                    w.push(c as char);
+                    self.pos += 1;
+                }
+                b'~' if was_tilde_ok => {
+                    self.strict_refuses(Construct::Tilde)?;
+                    kind = max_kind(kind, WordKind::Unknown);
+                    w.push('~');
+                    self.pos += 1;
+                }
+                b'=' | b':' => {
+                    tilde_ok = true;
+                    w.push(c as char);
+                    self.pos += 1;
+                }
+                _ => self.literal_char(w)?,
+            }
+        }
+        debug_assert!(self.pos > start || self.peek(0).is_none_or(is_meta));
+        Ok(kind)
+    }
+
+    /// Whether the unquoted `[` at the current position has a `]` later in the same word.
+    fn bracket_closes(&mut self) -> bool {
+        if let Some((until, found)) = self.bracket {
+            if self.pos < until {
+                return found;
+            }
+        }
+        let mut i = self.pos + 1;
+        while let Some(&c) = self.b.get(i) {
+            if c == b']' {
+                self.bracket = Some((i, true));
+                return true;
+            }
+            if is_meta(c) || matches!(c, b'\'' | b'"' | b'\\' | b'$' | b'`') {
+                break;
+            }
+            i += 1;
+        }
+        self.bracket = Some((i, false));
+        false
+    }
+
+    /// Copies one character (checked) at the current position.
+    fn literal_char(&mut self, w: &mut String) -> R<()> {
+        let Some(c) = self.peek(0) else {
+            return Ok(());
+        };
+        if c < 0x80 {
+            if is_control(c) {
+                return self.err(Construct::ControlCharacter, self.pos);
+            }
+            w.push(c as char);
+            self.pos += 1;
+            return Ok(());
+        }
+        let ch = self
+            .src
+            .get(self.pos..)
+            .and_then(|s| s.chars().next())
+            .unwrap_or('\u{FFFD}');
+        if is_invisible(ch) {
+            return self.err(Construct::InvisibleCharacter, self.pos);
+        }
+        w.push(ch);
+        self.pos += ch.len_utf8().max(1);
+        Ok(())
+    }
+
+    fn double_quoted(&mut self, w: &mut String, kind: &mut WordKind) -> R<()> {
+        let open = self.pos.saturating_sub(1);
+        loop {
+            let Some(c) = self.peek(0) else {
+                return self.err(Construct::UnbalancedQuote, open);
+            };
+            match c {
+                b'"' => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                b'\\' => match self.peek(1) {
+                    Some(b'$' | b'`' | b'"' | b'\\') => {
+                        self.pos += 1;
+                        self.literal_char(w)?;
+                    }
+                    Some(b'\n') => self.pos += 2,
+                    Some(_) => {
+                        w.push('\\');
+                        self.pos += 1;
+                    }
+                    None => return self.err(Construct::UnbalancedQuote, open),
+                },
+                b'$' => self.dollar(w, kind, true)?,
+                b'`' => self.backticks(kind, true)?,
+                _ => self.literal_char(w)?,
+            }
+        }
+    }
+
+    /// `$` at the current position: an expansion, or a literal `$`.
+    fn dollar(&mut self, w: &mut String, kind: &mut WordKind, quoted: bool) -> R<()> {
+        let at = self.pos;
+        let unknown = if quoted {
+            WordKind::Unknown
+        } else {
+            WordKind::UnknownFields
+        };
+        match self.peek(1) {
+            Some(b'\'') if !quoted => {
+                self.strict_refuses(Construct::DollarQuote)?;
+                self.pos += 2;
+                loop {
+                    match self.peek(0) {
+                        None => return self.err(Construct::UnbalancedQuote, at),
+                        Some(b'\\') => self.pos += 2,
+                        Some(b'\'') => break,
+                        Some(_) => self.pos += 1,
+                    }
+                }
+                self.pos += 1;
+                *kind = max_kind(*kind, WordKind::Unknown);
+            }
+            Some(b'"') if !quoted => {
+                self.strict_refuses(Construct::DollarQuote)?;
+                self.pos += 2;
+                let mut scratch = String::new();
+                self.double_quoted(&mut scratch, kind)?;
+                *kind = max_kind(*kind, WordKind::Unknown);
+            }
+            Some(b'(') if self.peek(2) == Some(b'(') => {
+                self.strict_refuses(Construct::Arithmetic)?;
+                self.pos += 3;
+                let mut open = 2usize;
+                while open > 0 {
+                    match self.peek(0) {
+                        None => return self.err(Construct::Arithmetic, at),
+                        Some(b'(') => open += 1,
+                        Some(b')') => open -= 1,
+                        Some(b'$' | b'`') => return self.err(Construct::Arithmetic, at),
+                        Some(_) => {}
+                    }
+                    self.pos += 1;
+                }
+                *kind = max_kind(*kind, unknown);
+            }
+            Some(b'(') => {
+                self.strict_refuses(Construct::CommandSubstitution)?;
+                self.pos += 2;
+                self.nested_list()?;
+                *kind = max_kind(*kind, unknown);
+            }
+            Some(b'{') => {
+                self.strict_refuses(Construct::ParameterExpansion)?;
+                self.pos += 2;
+                loop {
+                    match self.peek(0) {
+                        None => return self.err(Construct::ParameterExpansion, at),
+                        Some(b'}') => break,
+                        Some(b'$' | b'`' | b'\'' | b'"' | b'\\') => {
+                            return self.err(Construct::ParameterExpansion, at)
+                        }
+                        Some(_) => self.pos += 1,
+                    }
+                }
+                self.pos += 1;
+                *kind = max_kind(*kind, unknown);
+            }
+            Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
+                self.strict_refuses(Construct::ParameterExpansion)?;
+                self.pos += 1;
+                while self
+                    .peek(0)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+                {
+                    self.pos += 1;
+                }
+                *kind = max_kind(*kind, unknown);
+            }
+            Some(c) if c.is_ascii_digit() || b"@*#?-$!".contains(&c) => {
+                self.strict_refuses(Construct::ParameterExpansion)?;
+                self.pos += 2;
+                *kind = max_kind(*kind, unknown);
+            }
+            _ => {
+                w.push('$');
+                self.pos += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// `` `...` `` at the current position: its text (unescaped) is read as a nested script.
+    fn backticks(&mut self, kind: &mut WordKind, quoted: bool) -> R<()> {
+        self.strict_refuses(Construct::Backticks)?;
+        let at = self.pos;
+        self.pos += 1;
+        let mut text = String::new();
+        loop {
+            match self.peek(0) {
+                None => return self.err(Construct::UnbalancedQuote, at),
+                Some(b'`') => break,
+                Some(b'\\') => match self.peek(1) {
+                    Some(c @ (b'`' | b'\\' | b'$')) => {
+                        text.push(c as char);
+                        self.pos += 2;
+                    }
+                    Some(b'"') if quoted => {
+                        text.push('"');
+                        self.pos += 2;
+                    }
+                    _ => {
+                        text.push('\\');
+                        self.pos += 1;
+                    }
+                },
+                Some(c) if c < 0x80 => {
+                    text.push(c as char);
+                    self.pos += 1;
+                }
+                Some(_) => {
+                    let ch = self
+                        .src
+                        .get(self.pos..)
+                        .and_then(|s| s.chars().next())
+                        .unwrap_or('\u{FFFD}');
+                    text.push(ch);
+                    self.pos += ch.len_utf8().max(1);
+                }
+            }
+        }
+        self.pos += 1;
+        self.script(&text, at)?;
+        *kind = max_kind(
+            *kind,
+            if quoted {
+                WordKind::Unknown
+            } else {
+                WordKind::UnknownFields
+            },
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,150 @@
+//! Parsed simple commands: the words of one command, each either a known literal (quoting
+//! removed) or a value the parser cannot know before the shell runs it.
+
+use std::fmt;
+
+/// What a word is known to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WordKind {
+    /// The word's text is exactly what the program receives (quotes and escapes removed).
+    Literal,
+    /// The value is decided at run time (an expansion, a substitution, a glob) and stays one
+    /// word (it was inside double quotes).
+    Unknown,
+    /// The value is decided at run time and may split into any number of words, zero included
+    /// (an unquoted expansion or glob).
+    UnknownFields,
+}
+
+/// One word of a [`Command`], borrowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Word<'a> {
+    /// A known word.
+    Literal(&'a str),
+    /// A word known only at run time; `fields` is true when it may be any number of words.
+    Unknown {
+        /// Whether the value may split into several words (or none).
+        fields: bool,
+    },
+}
+
+impl<'a> Word<'a> {
+    /// The literal text, if the word is known.
+    pub fn literal(self) -> Option<&'a str> {
+        match self {
+            Word::Literal(s) => Some(s),
+            Word::Unknown { .. } => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Span {
+    start: u32,
+    end: u32,
+    kind: WordKind,
+}
+
+/// One simple command: its words in order, stored in one buffer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Command {
+    text: String,
+    spans: Vec<Span>,
+}
+
+impl Command {
+    /// An empty command.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A command of literal words (tests and hosts that already have an argv).
+    pub fn from_argv<S: AsRef<str>>(argv: &[S]) -> Self {
+        let mut c = Command::new();
+        for w in argv {
+            c.push(w.as_ref(), WordKind::Literal);
+        }
+        c
+    }
+
+    /// Appends a word.
+    pub fn push(&mut self, text: &str, kind: WordKind) {
+        let start = self.text.len() as u32;
+        self.text.push_str(text);
+        self.spans.push(Span {
+            start,
+            end: self.text.len() as u32,
+            kind,
+        });
+    }
+
+    /// The number of words.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Whether the command has no words.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// The word at `i`, if any.
+    pub fn get(&self, i: usize) -> Option<Word<'_>> {
+        let s = self.spans.get(i)?;
+        Some(match s.kind {
+            WordKind::Literal => Word::Literal(
+                self.text
+                    .get(s.start as usize..s.end as usize)
+                    .unwrap_or(""),
+            ),
+            WordKind::Unknown => Word::Unknown { fields: false },
+            WordKind::UnknownFields => Word::Unknown { fields: true },
+        })
+    }
+
+    /// The words in order.
+    pub fn words(&self) -> impl ExactSizeIterator<Item = Word<'_>> + '_ {
+        (0..self.spans.len()).map(|i| self.get(i).unwrap_or(Word::Unknown { fields: true }))
+    }
+
+    /// The literal argv, if every word is known.
+    pub fn argv(&self) -> Option<Vec<&str>> {
+        self.words().map(Word::literal).collect()
+    }
+
+    /// A new command made of the words `from..` of this one.
+    pub fn tail(&self, from: usize) -> Command {
+        let mut c = Command::new();
+        for i in from..self.spans.len() {
+            self.copy_word(i, &mut c);
+        }
+        c
+    }
+
+    /// Copies word `i` (text and kind) onto the end of `to`.
+    pub fn copy_word(&self, i: usize, to: &mut Command) {
+        if let Some(s) = self.spans.get(i) {
+            let text = self
+                .text
+                .get(s.start as usize..s.end as usize)
+                .unwrap_or("");
+            to.push(text, s.kind);
+        }
+    }
+}
+
+impl fmt::Display for Command {
+    /// The words separated by spaces, `?` standing for a word known only at run time.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, w) in self.words().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            match w {
+                Word::Literal(s) => f.write_str(s)?,
+                Word::Unknown { .. } => f.write_str("?")?,
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,792 @@
+//! Programs that run other programs, in one table: how each one's inner command is found.
+//!
+//! A deny looks through every wrapper here (the wrapper's own command is matched too); an allow
+//! matches a wrapper only when its pattern names it. The table is documented in docs/shell.md.
+
+use super::parser::is_assignment;
+use super::unreadable::Construct;
+use super::words::{Command, Word, WordKind};
+
+/// How a wrapper's inner command is found.
+#[derive(Clone, Copy, Debug)]
+pub enum How {
+    /// `prog [options] [positional operands] COMMAND ARGS...`.
+    Prefix(Prefix),
+    /// A shell: `-c SCRIPT` is a nested script; no operand (or `-s`) reads commands from
+    /// standard input, which the value does not show.
+    Shell,
+    /// An interpreter whose code options (`python -c`, `node -e`) run code that is not shell
+    /// words; no operand also reads code from standard input.
+    Interpreter(&'static [&'static str]),
+    /// awk and friends: the program text is code that can run commands (`system()`), unless it
+    /// comes from a file (`-f`).
+    Awk,
+    /// `find ... -exec COMMAND ... ;` (also `-execdir`, `-ok`, `-okdir`); `{}` is a run-time word.
+    FindExec,
+    /// The arguments joined by spaces are a nested script (`eval`).
+    Eval,
+    /// `git`: `-c name=value` and `--config-env` can define aliases and hooks that run commands.
+    Git,
+    /// `trap SCRIPT SIGNAL...`: the first operand is a script.
+    Trap,
+    /// `alias NAME=VALUE`: each value is a script.
+    Alias,
+}
+
+/// The option grammar of a [`How::Prefix`] wrapper.
+#[derive(Clone, Copy, Debug)]
+pub struct Prefix {
+    /// Options that take a value (`-u USER`, `--user USER`; `-uUSER` and `--user=USER` too).
+    pub value_opts: &'static [&'static str],
+    /// Options whose value is a nested script (`su -c`, `env -S`).
+    pub script_opts: &'static [&'static str],
+    /// Operands before the command (`timeout DURATION`, `chroot NEWROOT`, `ssh HOST`).
+    pub positional: usize,
+    /// `NAME=VALUE` operands are skipped (`env`).
+    pub assignments: bool,
+    /// The command words are joined by spaces and run by a shell (`watch`, `ssh`).
+    pub joined: bool,
+    /// Run-time words are appended to the command (`xargs`).
+    pub appends: bool,
+    /// Options are recognised anywhere, and what follows the operands is not a command (`su`,
+    /// `script`): only a script option runs something.
+    pub script_only: bool,
+    /// With no command, the program runs a shell on standard input.
+    pub empty_is_opaque: bool,
+}
+
+const P: Prefix = Prefix {
+    value_opts: &[],
+    script_opts: &[],
+    positional: 0,
+    assignments: false,
+    joined: false,
+    appends: false,
+    script_only: false,
+    empty_is_opaque: false,
+};
+
+/// One wrapper program.
+#[derive(Clone, Copy, Debug)]
+pub struct Wrapper {
+    /// The program name (the last path component of the command word).
+    pub name: &'static str,
+    /// How its inner command is found.
+    pub how: How,
+}
+
+const fn w(name: &'static str, how: How) -> Wrapper {
+    Wrapper { name, how }
+}
+
+const SHELL_VALUE_OPTS: &[&str] = &["-o", "+o", "-O", "+O", "--rcfile", "--init-file"];
+
+/// Every wrapper, by name.
+pub static WRAPPERS: &[Wrapper] = &[
+    w(
+        "env",
+        How::Prefix(Prefix {
+            value_opts: &["-u", "--unset", "-C", "--chdir", "-P"],
+            script_opts: &["-S", "--split-string"],
+            assignments: true,
+            ..P
+        }),
+    ),
+    w(
+        "sudo",
+        How::Prefix(Prefix {
+            value_opts: &[
+                "-u",
+                "--user",
+                "-g",
+                "--group",
+                "-h",
+                "--host",
+                "-p",
+                "--prompt",
+                "-C",
+                "--close-from",
+                "-D",
+                "--chdir",
+                "-r",
+                "--role",
+                "-t",
+                "--type",
+                "-T",
+                "--command-timeout",
+                "-U",
+                "--other-user",
+                "-R",
+                "--chroot",
+            ],
+            ..P
+        }),
+    ),
+    w(
+        "doas",
+        How::Prefix(Prefix {
+            value_opts: &["-u", "-C"],
+            ..P
+        }),
+    ),
+    w(
+        "pkexec",
+        How::Prefix(Prefix {
+            value_opts: &["--user"],
+            ..P
+        }),
+    ),
+    w(
+        "run0",
+        How::Prefix(Prefix {
+            value_opts: &[
+                "-u",
+                "--user",
+                "-g",
+                "--group",
+                "-D",
+                "--chdir",
+                "--setenv",
+                "--property",
+                "--unit",
+                "--description",
+                "--slice",
+                "--nice",
+            ],
+            ..P
+        }),
+    ),
+    w(
+        "su",
+        How::Prefix(Prefix {
+            value_opts: &[
+                "-s",
+                "--shell",
+                "-g",
+                "--group",
+                "-G",
+                "--supp-group",
+                "-w",
+                "--whitelist-environment",
+            ],
+            script_opts: &["-c", "--command", "--session-command"],
+            script_only: true,
+            empty_is_opaque: true,
+            ..P
+        }),
+    ),
+    w(
+        "runuser",
+        How::Prefix(Prefix {
+            value_opts: &[
+                "-s",
+                "--shell",
+                "-g",
+                "--group",
+                "-G",
+                "--supp-group",
+                "-u",
+                "--user",
+                "-w",
+                "--whitelist-environment",
+            ],
+            script_opts: &["-c", "--command", "--session-command"],
+            script_only: true,
+            empty_is_opaque: true,
+            ..P
+        }),
+    ),
+    w(
+        "timeout",
+        How::Prefix(Prefix {
+            value_opts: &["-k", "--kill-after", "-s", "--signal"],
+            positional: 1,
+            ..P
+        }),
+    ),
+    w(
+        "nice",
+        How::Prefix(Prefix {
+            value_opts: &["-n", "--adjustment"],
+            ..P
+        }),
+    ),
+    w("nohup", How::Prefix(P)),
+    w("setsid", How::Prefix(P)),
+    w("unbuffer", How::Prefix(P)),
+    w("busybox", How::Prefix(P)),
+    w("toybox", How::Prefix(P)),
+    w("builtin", How::Prefix(P)),
+    w("command", How::Prefix(P)),
+    w(
+        "exec",
+        How::Prefix(Prefix {
+            value_opts: &["-a"],
+            ..P
+        }),
+    ),
+    w(
+        "time",
+        How::Prefix(Prefix {
+            value_opts: &["-f", "--format", "-o", "--output"],
+            ..P
+        }),
+    ),
+    w(
+        "stdbuf",
+        How::Prefix(Prefix {
+            value_opts: &["-i", "--input", "-o", "--output", "-e", "--error"],
+            ..P
+        }),
+    ),
+    w(
+        "ionice",
+        How::Prefix(Prefix {
+            value_opts: &[
+                "-c",
+                "--class",
+                "-n",
+                "--classdata",
+                "-p",
+                "--pid",
+                "-P",
+                "--pgid",
+                "-u",
+                "--uid",
+            ],
+            ..P
+        }),
+    ),
+    w("chrt", How::Prefix(Prefix { positional: 1, ..P })),
+    w("taskset", How::Prefix(Prefix { positional: 1, ..P })),
+    w(
+        "chroot",
+        How::Prefix(Prefix {
+            value_opts: &["--userspec", "--groups"],
+            positional: 1,
+            empty_is_opaque: true,
+            ..P
+        }),
+    ),
+    w(
+        "nsenter",
+        How::Prefix(Prefix {
+            value_opts: &["-t", "--target", "-S", "--setuid", "-G", "--setgid"],
+            ..P
+        }),
+    ),
+    w("unshare", How::Prefix(P)),
+    w("setpriv", How::Prefix(P)),
+    w(
+        "strace",
+        How::Prefix(Prefix {
+            value_opts: &[
+                "-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-X", "-P",
+            ],
+            ..P
+        }),
+    ),
+    w(
+        "ltrace",
+        How::Prefix(Prefix {
+            value_opts: &[
+                "-o", "-e", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-F", "-l", "-x", "-w",
+            ],
+            ..P
+        }),
+    ),
+    w(
+        "flock",
+        How::Prefix(Prefix {
+            value_opts: &["-w", "--timeout", "-E", "--conflict-exit-code"],
+            script_opts: &["-c", "--command"],
+            positional: 1,
+            ..P
+        }),
+    ),
+    w(
+        "script",
+        How::Prefix(Prefix {
+            value_opts: &[
+                "-E",
+                "--echo",
+                "-I",
+                "--log-in",
+                "-O",
+                "--log-out",
+                "-B",
+                "--log-io",
+                "-T",
+                "--log-timing",
+                "-m",
+                "--logging-format",
+            ],
+            script_opts: &["-c", "--command"],
+            script_only: true,
+            empty_is_opaque: true,
+            ..P
+        }),
+    ),
+    w(
+        "xargs",
+        How::Prefix(Prefix {
+            value_opts: &[
+                "-a",
+                "--arg-file",
+                "-d",
+                "--delimiter",
+                "-E",
+                "-I",
+                "-L",
+                "--max-lines",
+                "-n",
+                "--max-args",
+                "-P",
+                "--max-procs",
+                "-s",
+                "--max-chars",
+                "--process-slot-var",
+            ],
+            appends: true,
+            ..P
+        }),
+    ),
+    w(
+        "watch",
+        How::Prefix(Prefix {
+            value_opts: &["-n", "--interval", "-q", "--equexit"],
+            joined: true,
+            ..P
+        }),
+    ),
+    w(
+        "ssh",
+        How::Prefix(Prefix {
+            value_opts: &[
+                "-B", "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O",
+                "-o", "-p", "-Q", "-R", "-S", "-W", "-w",
+            ],
+            positional: 1,
+            joined: true,
+            empty_is_opaque: true,
+            ..P
+        }),
+    ),
+    w(
+        "systemd-run",
+        How::Prefix(Prefix {
+            value_opts: &[
+                "-p",
+                "--property",
+                "-u",
+                "--unit",
+                "-E",
+                "--setenv",
+                "--description",
+                "--slice",
+                "-M",
+                "--machine",
+                "-H",
+                "--host",
+                "--uid",
+                "--gid",
+                "--nice",
+                "--working-directory",
+                "--on-calendar",
+                "--on-active",
+            ],
+            ..P
+        }),
+    ),
+    w(
+        "proxychains",
+        How::Prefix(Prefix {
+            value_opts: &["-f"],
+            ..P
+        }),
+    ),
+    w(
+        "proxychains4",
+        How::Prefix(Prefix {
+            value_opts: &["-f"],
+            ..P
+        }),
+    ),
+    w(
+        "torsocks",
+        How::Prefix(Prefix {
+            value_opts: &["-u", "-p", "-a", "-P"],
+            ..P
+        }),
+    ),
+    w("firejail", How::Prefix(P)),
+    w("sh", How::Shell),
+    w("bash", How::Shell),
+    w("dash", How::Shell),
+    w("zsh", How::Shell),
+    w("ksh", How::Shell),
+    w("mksh", How::Shell),
+    w("ash", How::Shell),
+    w("yash", How::Shell),
+    w("posh", How::Shell),
+    w("fish", How::Shell),
+    w("eval", How::Eval),
+    w("find", How::FindExec),
+    w("git", How::Git),
+    w("trap", How::Trap),
+    w("alias", How::Alias),
+    w("python", How::Interpreter(&["-c"])),
+    w("python2", How::Interpreter(&["-c"])),
+    w("python3", How::Interpreter(&["-c"])),
+    w("pypy", How::Interpreter(&["-c"])),
+    w("pypy3", How::Interpreter(&["-c"])),
+    w("node", How::Interpreter(&["-e", "--eval", "-p", "--print"])),
+    w(
+        "nodejs",
+        How::Interpreter(&["-e", "--eval", "-p", "--print"]),
+    ),
+    w("bun", How::Interpreter(&["-e", "--eval", "-p", "--print"])),
+    w("deno", How::Interpreter(&["eval"])),
+    w("perl", How::Interpreter(&["-e", "-E"])),
+    w("ruby", How::Interpreter(&["-e"])),
+    w("php", How::Interpreter(&["-r"])),
+    w("lua", How::Interpreter(&["-e"])),
+    w("Rscript", How::Interpreter(&["-e"])),
+    w("osascript", How::Interpreter(&["-e"])),
+    w(
+        "pwsh",
+        How::Interpreter(&["-c", "-Command", "-EncodedCommand", "-e", "-ec"]),
+    ),
+    w(
+        "powershell",
+        How::Interpreter(&["-c", "-Command", "-EncodedCommand", "-e", "-ec"]),
+    ),
+    w("awk", How::Awk),
+    w("gawk", How::Awk),
+    w("mawk", How::Awk),
+    w("nawk", How::Awk),
+];
+
+/// The wrapper named `program` (compared by its last path component), if any.
+pub fn find(program: &str) -> Option<&'static Wrapper> {
+    let name = basename(program);
+    WRAPPERS.iter().find(|w| w.name == name)
+}
+
+/// The last path component of a command word (`/bin/rm` -> `rm`).
+pub fn basename(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
+}
+
+/// What a wrapper runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Inner {
+    /// A command given as words.
+    Command(Command),
+    /// A script given as text (read again as a command line).
+    Script(String),
+}
+
+/// The commands `cmd` runs, if its program is a wrapper; an error when the inner command
+/// cannot be located or is not shell words.
+pub fn look_through(cmd: &Command) -> Result<Vec<Inner>, Construct> {
+    let Some(Word::Literal(program)) = cmd.get(0) else {
+        return Ok(Vec::new());
+    };
+    let Some(wrapper) = find(program) else {
+        return Ok(Vec::new());
+    };
+    match wrapper.how {
+        How::Prefix(p) => prefix(cmd, &p),
+        How::Shell => shell(cmd),
+        How::Interpreter(code) => interpreter(cmd, code),
+        How::Awk => {
+            let args = literal_args(cmd)?;
+            if args.iter().any(|a| *a == "-f" || a.starts_with("--file")) {
+                Ok(Vec::new())
+            } else {
+                Err(Construct::OpaqueProgram)
+            }
+        }
+        How::FindExec => find_exec(cmd),
+        How::Eval => {
+            let args = literal_args(cmd)?;
+            Ok(vec![Inner::Script(args.join(" "))])
+        }
+        How::Git => {
+            // Only the global options before the subcommand matter.
+            let mut value_next = false;
+            for w in cmd.words().skip(1) {
+                let a = w.literal().ok_or(Construct::DynamicWrapper)?;
+                if std::mem::take(&mut value_next) {
+                    continue;
+                }
+                if matches!(
+                    a,
+                    "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix"
+                ) {
+                    value_next = true;
+                    continue;
+                }
+                if a.starts_with("--config-env") || (a.starts_with("-c") && !a.starts_with("--")) {
+                    return Err(Construct::OpaqueProgram);
+                }
+                if !a.starts_with('-') {
+                    break; // the subcommand (or the value of `-C`: harmless either way)
+                }
+            }
+            Ok(Vec::new())
+        }
+        How::Trap => {
+            let args = literal_args(cmd)?;
+            let first = args.iter().find(|a| !a.starts_with('-'));
+            Ok(first
+                .map(|s| vec![Inner::Script((*s).to_string())])
+                .unwrap_or_default())
+        }
+        How::Alias => {
+            let args = literal_args(cmd)?;
+            Ok(args
+                .iter()
+                .filter_map(|a| a.split_once('='))
+                .map(|(_, v)| Inner::Script(v.to_string()))
+                .collect())
+        }
+    }
+}
+
+/// The words after the program, which must all be known.
+fn literal_args(cmd: &Command) -> Result<Vec<&str>, Construct> {
+    cmd.words()
+        .skip(1)
+        .map(|w| w.literal().ok_or(Construct::DynamicWrapper))
+        .collect()
+}
+
+/// Whether `word` is the option `opt` (`-u`, `--user`), returning an attached value if any
+/// (`-uroot`, `--user=root`).
+fn option_value<'a>(word: &'a str, opt: &str) -> Option<Option<&'a str>> {
+    if word == opt {
+        return Some(None);
+    }
+    if let Some(long) = opt.strip_prefix("--") {
+        let rest = word.strip_prefix("--")?.strip_prefix(long)?;
+        return rest.strip_prefix('=').map(Some);
+    }
+    None
+}
+
+/// In a short-option group (`-iu`, `-uroot`, `-ec`), the first option of `opts` present and the
+/// value attached after it (empty: the value is the next word).
+fn short_group<'a>(word: &'a str, opts: &[&str]) -> Option<&'a str> {
+    let group = word.strip_prefix('-').filter(|g| !g.starts_with('-'))?;
+    for (i, ch) in group.char_indices() {
+        let hit = opts
+            .iter()
+            .any(|o| o.len() == 2 && o.strip_prefix('-').is_some_and(|r| r.starts_with(ch)));
+        if hit {
+            return Some(&group[i + ch.len_utf8()..]);
+        }
+    }
+    None
+}
+
+fn prefix(cmd: &Command, p: &Prefix) -> Result<Vec<Inner>, Construct> {
+    let n = cmd.len();
+    let mut inner = Vec::new();
+    let mut positional = 0;
+    let mut i = 1;
+    let mut options_done = false;
+    while i < n {
+        let Some(word) = cmd.get(i) else { break };
+        let Word::Literal(a) = word else {
+            return Err(Construct::DynamicWrapper);
+        };
+        if !options_done
+            && (a.starts_with('-') || (a.starts_with('+') && a.len() > 1))
+            && a.len() > 1
+        {
+            if a == "--" {
+                options_done = true;
+                i += 1;
+                continue;
+            }
+            // A script option (value attached or next).
+            if let Some(script) = find_opt(cmd, i, a, p.script_opts)? {
+                inner.push(Inner::Script(script.0));
+                i = script.1;
+                continue;
+            }
+            if let Some((_, next)) = find_opt(cmd, i, a, p.value_opts)? {
+                i = next;
+                continue;
+            }
+            i += 1;
+            continue;
+        }
+        if a == "-" {
+            i += 1;
+            continue;
+        }
+        if p.assignments && is_assignment(a.as_bytes()) {
+            i += 1;
+            continue;
+        }
+        if positional < p.positional {
+            positional += 1;
+            i += 1;
+            // `flock FILE -c CMD`: a script option may follow the operands.
+            if let Some(Word::Literal(next)) = cmd.get(i) {
+                if let Some(script) = find_opt(cmd, i, next, p.script_opts)? {
+                    inner.push(Inner::Script(script.0));
+                    return Ok(inner);
+                }
+            }
+            continue;
+        }
+        if p.script_only {
+            // Operands (a user name, a log file) and shell arguments; options may follow.
+            i += 1;
+            continue;
+        }
+        // The command starts here.
+        let mut c = cmd.tail(i);
+        if p.joined {
+            let words: Option<Vec<&str>> = c.words().map(Word::literal).collect();
+            let words = words.ok_or(Construct::DynamicWrapper)?;
+            inner.push(Inner::Script(words.join(" ")));
+        } else {
+            if p.appends {
+                c.push("", WordKind::UnknownFields);
+            }
+            inner.push(Inner::Command(c));
+        }
+        return Ok(inner);
+    }
+    if inner.is_empty() && p.empty_is_opaque {
+        return Err(Construct::OpaqueProgram);
+    }
+    Ok(inner)
+}
+
+/// If word `i` (`a`) is one of `opts`, its value (attached or the next word) and the index
+/// after it. A missing or run-time value is an error.
+fn find_opt(
+    cmd: &Command,
+    i: usize,
+    a: &str,
+    opts: &[&str],
+) -> Result<Option<(String, usize)>, Construct> {
+    let mut attached = None;
+    let mut hit = false;
+    for o in opts {
+        if let Some(v) = option_value(a, o) {
+            attached = v;
+            hit = true;
+            break;
+        }
+    }
+    if !hit {
+        if let Some(rest) = short_group(a, opts) {
+            hit = true;
+            attached = (!rest.is_empty()).then_some(rest);
+        }
+    }
+    if !hit {
+        return Ok(None);
+    }
+    if let Some(v) = attached {
+        return Ok(Some((v.to_string(), i + 1)));
+    }
+    match cmd.get(i + 1) {
+        Some(Word::Literal(v)) => Ok(Some((v.to_string(), i + 2))),
+        Some(Word::Unknown { .. }) => Err(Construct::DynamicWrapper),
+        None => Ok(Some((String::new(), i + 1))),
+    }
+}
+
+fn shell(cmd: &Command) -> Result<Vec<Inner>, Construct> {
+    let args = literal_args(cmd)?;
+    let mut script = false;
+    let mut stdin = false;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i];
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if a == "--version" || a == "--help" {
+            return Ok(Vec::new());
+        }
+        if SHELL_VALUE_OPTS.contains(&a) {
+            i += 2;
+            continue;
+        }
+        if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 {
+            if !a.starts_with("--") {
+                script |= a.contains('c');
+                stdin |= a.contains('s');
+            } else if a == "--command" {
+                script = true;
+            }
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    match args.get(i) {
+        Some(s) if script => Ok(vec![Inner::Script((*s).to_string())]),
+        Some(_) if stdin => Err(Construct::OpaqueProgram),
+        Some(_) => Ok(Vec::new()), // a script file: its content is not in the value
+        None if script => Ok(Vec::new()),
+        None => Err(Construct::OpaqueProgram),
+    }
+}
+
+fn interpreter(cmd: &Command, code: &[&str]) -> Result<Vec<Inner>, Construct> {
+    let args = literal_args(cmd)?;
+    for a in &args {
+        if code.contains(a) || code.iter().any(|c| option_value(a, c).is_some()) {
+            return Err(Construct::OpaqueProgram);
+        }
+        if short_group(a, code).is_some() {
+            return Err(Construct::OpaqueProgram);
+        }
+    }
+    let operand = args.iter().any(|a| !a.starts_with('-'));
+    if !operand || args.contains(&"-") {
+        return Err(Construct::OpaqueProgram);
+    }
+    Ok(Vec::new())
+}
+
+fn find_exec(cmd: &Command) -> Result<Vec<Inner>, Construct> {
+    let mut out = Vec::new();
+    let n = cmd.len();
+    let mut i = 1;
+    while i < n {
+        match cmd.get(i) {
+            Some(Word::Literal("-exec" | "-execdir" | "-ok" | "-okdir")) => {
+                let mut c = Command::new();
+                i += 1;
+                while i < n {
+                    match cmd.get(i) {
+                        Some(Word::Literal(";" | "+")) => break,
+                        Some(Word::Literal(s)) if s.contains("{}") => c.push("", WordKind::Unknown),
+                        Some(_) => cmd.copy_word(i, &mut c),
+                        None => break,
+                    }
+                    i += 1;
+                }
+                if !c.is_empty() {
+                    out.push(Inner::Command(c));
+                }
+            }
+            Some(Word::Unknown { .. }) => return Err(Construct::DynamicWrapper),
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(out)
+}
