@@ -5,7 +5,9 @@
 # also builds the `toolgate` CLI the parity tests compare against.
 set -euo pipefail
 cd "$(dirname "$0")"
-npm ci --no-audit --no-fund
+# --omit=optional: the Claude Agent SDK's optional platform package is its 400 MB CLI binary,
+# which neither the build nor the tests run (its types are in the main package).
+npm ci --omit=optional --no-audit --no-fund
 npm run build
 npm test
 cargo clippy -p toolgate-node --all-targets -- -D warnings

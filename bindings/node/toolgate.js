@@ -24,30 +24,61 @@ Object.defineProperty(PermissionSet.prototype, 'grant', {
   },
 })
 
-// `decide` builds the decision object from the addon's flat field array with an object
-// literal, which costs a fraction of defining each property through Node-API. The addon's own
-// `decide` (which builds the same object natively) stays reachable for the tests.
+// `decide` reads the request's own enumerable fields in JS (as JSON has them), hands their
+// values to the addon, which walks and decides them in Rust, and has the addon call
+// `decisionObject` with the decision's fields. JS property reads and an object literal cost a
+// fraction of the same work through Node-API. The addon's own `decide` (which reads and builds
+// everything through Node-API) stays reachable for the tests that compare the two.
+const OBJECT_PROTOTYPE = Object.prototype
+function decisionObject(decision, reason, permission, argument, message, toolUseId, policyHash, explanation, ruleAgent, ruleEffect, ruleTarget, ruleFile, ruleLine, ruleColumn) {
+  const d = {
+    decision,
+    reason,
+    permission,
+    argument,
+    message,
+    rule: ruleAgent === undefined ? null : { agent: ruleAgent, effect: ruleEffect, target: ruleTarget, file: ruleFile, line: ruleLine, column: ruleColumn },
+    tool_use_id: toolUseId,
+    policy_hash: policyHash,
+  }
+  if (explanation !== undefined) d.explanation = explanation
+  return d
+}
 const nativeDecide = Engine.prototype.decide
-const decideFields = Engine.prototype.decideFields
+const decideWith = Engine.prototype.decideWith
 Object.defineProperty(Engine.prototype, NATIVE_DECIDE, { value: nativeDecide })
 Object.defineProperty(Engine.prototype, 'decide', {
   configurable: true,
   writable: true,
   enumerable: true,
   value: function decide(request, explain) {
-    const f = decideFields.call(this, request, explain)
-    const d = {
-      decision: f[0],
-      reason: f[1],
-      permission: f[2],
-      argument: f[3],
-      message: f[4],
-      rule: f.length > 8 ? { agent: f[8], effect: f[9], target: f[10], file: f[11], line: f[12], column: f[13] } : null,
-      tool_use_id: f[5],
-      policy_hash: f[6],
+    let shape = 0 // 0 plain object, 1 not an object, 2 not plain, 3 reading it threw
+    let snake, camel, agent, tool, server, args, permissions
+    if (request === null || typeof request !== 'object') {
+      shape = 1
+    } else {
+      try {
+        const proto = Object.getPrototypeOf(request)
+        if (Array.isArray(request)) shape = 1
+        else if (proto !== OBJECT_PROTOTYPE && proto !== null) shape = 2
+        else {
+          for (const key of Object.keys(request)) {
+            switch (key) {
+              case 'tool_use_id': snake = request.tool_use_id; break
+              case 'toolUseId': camel = request.toolUseId; break
+              case 'agent': agent = request.agent; break
+              case 'tool': tool = request.tool; break
+              case 'server': server = request.server; break
+              case 'args': args = request.args; break
+              case 'permissions': permissions = request.permissions; break
+            }
+          }
+        }
+      } catch {
+        shape = 3
+      }
     }
-    if (f[7] !== undefined) d.explanation = f[7]
-    return d
+    return decideWith.call(this, shape, snake, camel, agent, tool, server, args, permissions, explain === true, decisionObject, OBJECT_PROTOTYPE)
   },
 })
 

@@ -91,21 +91,6 @@ impl Builder {
         v
     }
 
-    /// An array of `items`.
-    unsafe fn array(&mut self, items: &[sys::napi_value]) -> sys::napi_value {
-        let mut a = ptr::null_mut();
-        let s = sys::napi_create_array_with_length(self.env, items.len(), &mut a);
-        self.status(s);
-        for (i, &item) in items.iter().enumerate() {
-            if !self.ok {
-                break;
-            }
-            let s = sys::napi_set_element(self.env, a, i as u32, item);
-            self.status(s);
-        }
-        a
-    }
-
     unsafe fn number(&mut self, n: usize) -> sys::napi_value {
         let mut v = ptr::null_mut();
         let s = sys::napi_create_double(self.env, n as f64, &mut v);
@@ -171,20 +156,35 @@ pub unsafe fn decision(env: sys::napi_env, d: &toolgate::Decision<'_>) -> napi::
     }
 }
 
-/// A decision as a flat array: `[decision, reason, permission, argument, message,
-/// tool_use_id, policy_hash, explanation]` (`null` where a field does not apply, `undefined`
-/// for no explanation), followed, when a rule decided, by the rule's `agent, effect, target,
-/// file, line, column`. `toolgate.js` reads it back into the object `decision` builds.
+/// A decision handed to `build`, a JS function, as its arguments: `(decision, reason,
+/// permission, argument, message, tool_use_id, policy_hash, explanation)` (`null` where a field
+/// does not apply, `undefined` for no explanation), followed, when a rule decided, by the
+/// rule's `agent, effect, target, file, line, column`; returns what `build` returns.
+/// `toolgate.js` passes a function that makes the decision object with an object literal: one
+/// call costs a fraction of defining each property (or array element) through Node-API.
 ///
 /// # Errors
 ///
-/// When Node-API fails to create a value.
+/// When `build` is not a function, throws, or Node-API fails to create a value.
 ///
 /// # Safety
 ///
-/// `env` must be the live environment of the current call.
-pub unsafe fn fields(env: sys::napi_env, d: &toolgate::Decision<'_>) -> napi::Result<Raw> {
+/// `env` and `build` must be the live environment and a value of the current call.
+pub unsafe fn through(
+    env: sys::napi_env,
+    d: &toolgate::Decision<'_>,
+    build: sys::napi_value,
+) -> napi::Result<Raw> {
     let mut b = Builder { env, ok: true };
+    let mut t = sys::ValueType::napi_undefined;
+    if sys::napi_typeof(env, build, &mut t) != sys::Status::napi_ok
+        || t != sys::ValueType::napi_function
+    {
+        return Err(napi::Error::new(
+            napi::Status::InvalidArg,
+            "`build` must be a function",
+        ));
+    }
     let explanation = match &d.explanation {
         Some(e) => {
             let json =
@@ -193,33 +193,42 @@ pub unsafe fn fields(env: sys::napi_env, d: &toolgate::Decision<'_>) -> napi::Re
         }
         None => b.undefined(),
     };
-    let mut items = [ptr::null_mut(); 14];
-    items[0] = b.string(d.decision.as_str());
-    items[1] = b.string(d.reason.as_str());
-    items[2] = b.opt_string(d.permission.as_deref());
-    items[3] = b.opt_string(d.argument.as_deref());
-    items[4] = b.string(&d.message);
-    items[5] = b.opt_string(d.tool_use_id.as_deref());
-    items[6] = b.string(&d.policy_hash);
-    items[7] = explanation;
-    let len = match d.rule.as_deref() {
+    let mut args = [ptr::null_mut(); 14];
+    args[0] = b.string(d.decision.as_str());
+    args[1] = b.string(d.reason.as_str());
+    args[2] = b.opt_string(d.permission.as_deref());
+    args[3] = b.opt_string(d.argument.as_deref());
+    args[4] = b.string(&d.message);
+    args[5] = b.opt_string(d.tool_use_id.as_deref());
+    args[6] = b.string(&d.policy_hash);
+    args[7] = explanation;
+    let argc = match d.rule.as_deref() {
         Some(r) => {
-            items[8] = b.string(&r.agent);
-            items[9] = b.string(r.effect.as_str());
-            items[10] = b.string(&r.target);
-            items[11] = b.string(&r.file);
-            items[12] = b.number(r.line);
-            items[13] = b.number(r.column);
+            args[8] = b.string(&r.agent);
+            args[9] = b.string(r.effect.as_str());
+            args[10] = b.string(&r.target);
+            args[11] = b.string(&r.file);
+            args[12] = b.number(r.line);
+            args[13] = b.number(r.column);
             14
         }
         None => 8,
     };
-    let a = b.array(&items[..len]);
-    if b.ok {
-        Ok(Raw(a))
-    } else {
-        Err(napi::Error::from_reason(
+    let recv = b.undefined();
+    if !b.ok {
+        return Err(napi::Error::from_reason(
             "could not build the decision fields in JS",
+        ));
+    }
+    let mut out = ptr::null_mut();
+    let s = sys::napi_call_function(env, recv, build, argc, args.as_ptr(), &mut out);
+    if s == sys::Status::napi_ok {
+        Ok(Raw(out))
+    } else {
+        // The pending exception (if any) is what the caller sees.
+        Err(napi::Error::new(
+            napi::Status::PendingException,
+            "building the decision object failed",
         ))
     }
 }

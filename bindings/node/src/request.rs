@@ -141,6 +141,69 @@ pub unsafe fn read_request(
     }
 }
 
+/// How `toolgate.js` found the request object it read the fields of.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// A plain object; its own enumerable fields were read.
+    Plain,
+    /// Not an object, or an array.
+    NotObject,
+    /// An object that is not plain (its prototype is neither `Object.prototype` nor `null`).
+    NotPlain,
+    /// Reading it threw (a getter or a proxy trap).
+    Threw,
+}
+
+/// Reads a request from its fields' values, which `toolgate.js` took from the request
+/// object's own enumerable properties (in [`FIELDS`] order: `tool_use_id`, `toolUseId`,
+/// `agent`, `tool`, `server`, `args`, `permissions`; `undefined` when absent).
+/// `object_prototype` is `Object.prototype`, for the plain-object checks of nested objects.
+///
+/// # Errors
+///
+/// As [`read_request`].
+///
+/// # Safety
+///
+/// `env` and every value must be the live environment and values of the current call.
+pub unsafe fn read_fields(
+    env: sys::napi_env,
+    shape: Shape,
+    values: &[sys::napi_value; 7],
+    object_prototype: sys::napi_value,
+) -> Result<Request, BadRequest> {
+    let refuse = |what: &str| {
+        Err(BadRequest {
+            message: what.to_string(),
+            tool_use_id: None,
+        })
+    };
+    match shape {
+        Shape::Plain => {}
+        Shape::NotObject => return Request::from_value(Value::Null),
+        Shape::NotPlain => {
+            return refuse(
+                "`request` is an instance of a class (not a plain object or array), which JSON cannot hold",
+            )
+        }
+        Shape::Threw => return refuse("reading `request` threw an exception"),
+    }
+    let mut walk = Walk {
+        env,
+        bytes: 0,
+        object_prototype,
+        ancestors: Vec::new(),
+        tool_use_id: None,
+    };
+    match walk.fields(values) {
+        Ok(map) => Request::from_value(Value::Object(map)),
+        Err(r) => Err(BadRequest {
+            message: r.what,
+            tool_use_id: walk.tool_use_id,
+        }),
+    }
+}
+
 /// True when `value` is the boolean `true`; anything else, or a failure, is false.
 ///
 /// # Safety
@@ -160,20 +223,59 @@ pub unsafe fn is_true(env: sys::napi_env, value: sys::napi_value) -> bool {
 impl Walk {
     /// The request's known fields as a JSON object; `None` when the value is not an object.
     unsafe fn request(&mut self, value: sys::napi_value) -> Step<Option<Map<String, Value>>> {
-        if self.type_of(value, &Place::Field("request"))? != sys::ValueType::napi_object
-            || self.is_array(value, &Place::Field("request"))?
+        let here = Place::Field("request");
+        if self.type_of(value, &here)? != sys::ValueType::napi_object
+            || self.is_array(value, &here)?
         {
             return Ok(None);
         }
-        self.check_plain(value, &Place::Field("request"))?;
+        self.check_plain(value, &here)?;
+        // Own enumerable string keys, as JSON has them (never inherited ones).
+        let mut keys = ptr::null_mut();
+        let status = sys::napi_get_all_property_names(
+            self.env,
+            value,
+            sys::KeyCollectionMode::own_only,
+            sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+            sys::KeyConversion::numbers_to_strings,
+            &mut keys,
+        );
+        self.check(status, &here)?;
+        let mut len = 0u32;
+        self.check(sys::napi_get_array_length(self.env, keys, &mut len), &here)?;
+        let mut slots = [ptr::null_mut(); FIELDS.len()];
+        for i in 0..len {
+            let mut key = ptr::null_mut();
+            self.check(sys::napi_get_element(self.env, keys, i, &mut key), &here)?;
+            let name = self.string(key, &here)?;
+            if let Some(at) = FIELDS
+                .iter()
+                .position(|(js, _)| js.to_bytes() == name.as_bytes())
+            {
+                let place = Place::Field(FIELDS[at].1);
+                self.check(
+                    sys::napi_get_property(self.env, value, key, &mut slots[at]),
+                    &place,
+                )?;
+            }
+        }
         self.ancestors.push(value);
+        self.fields(&slots).map(Some)
+    }
+
+    /// The request's JSON object from its fields' values, in [`FIELDS`] order (null or
+    /// `undefined` for an absent one).
+    unsafe fn fields(
+        &mut self,
+        values: &[sys::napi_value; FIELDS.len()],
+    ) -> Step<Map<String, Value>> {
         let mut map = Map::new();
         let mut id_field: Option<&str> = None;
-        for (js_name, name) in FIELDS {
+        for (&(js_name, name), &v) in FIELDS.iter().zip(values) {
+            if v.is_null() {
+                continue;
+            }
             let place = Place::Field(name);
-            let mut v = ptr::null_mut();
-            let status = sys::napi_get_named_property(self.env, value, js_name.as_ptr(), &mut v);
-            self.check(status, &place)?;
             let t = self.type_of(v, &place)?;
             if t == sys::ValueType::napi_undefined {
                 continue;
@@ -195,7 +297,7 @@ impl Walk {
             }
             map.insert(name.to_string(), json);
         }
-        Ok(Some(map))
+        Ok(map)
     }
 
     /// The JSON form of one value of type `t`, nested `depth` containers deep.
