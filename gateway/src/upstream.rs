@@ -167,9 +167,13 @@ impl Upstream {
                         .map(|t| t.name.as_ref())
                         .filter(|n| !catalog.contains(*n))
                         .collect();
+                    let protocol = session
+                        .peer()
+                        .peer_info()
+                        .map(|i| i.protocol_version.to_string());
                     event(
                         "upstream_started",
-                        json!({"server": self.name, "pid": pid, "tools": tools.len()}),
+                        json!({"server": self.name, "pid": pid, "tools": tools.len(), "protocol": protocol}),
                     );
                     if !unknown.is_empty() {
                         event(

@@ -1,0 +1,354 @@
+//! `toolgate-gateway-load`: the gateway's load benchmark (bounded, loopback only).
+//!
+//! It runs N `tools/call` to a trivial stdio upstream (this same executable started with
+//! `--upstream`) directly, then the same N through a `toolgate-gateway` process (found beside
+//! this executable) in front of the same upstream, one call at a time, and reports p50/p99
+//! latency of both, the latency the gateway adds, calls/s, the gateway's resident memory before
+//! and after the run, and the policy decision's share of the added latency (from the decision
+//! log's `decision_us`). `--check` makes it exit 1 on any error or on memory growth.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+
+/// The most a `--check` run lets the gateway's resident memory grow, in KiB.
+const MAX_GROWTH_KIB: u64 = 8 * 1024;
+/// The longest the whole benchmark may run.
+const TIME_LIMIT: Duration = Duration::from_secs(600);
+
+/// The trivial upstream: one tool, `echo(text)`, answering its argument.
+#[derive(Clone)]
+struct Echo;
+
+impl ServerHandler for Echo {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _r: Option<PaginatedRequestParams>,
+        _c: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = serde_json::json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
+        let schema = schema.as_object().cloned().unwrap_or_default();
+        Ok(ListToolsResult::with_all_items(vec![Tool::new(
+            "echo",
+            "Answers its argument",
+            Arc::new(schema),
+        )]))
+    }
+
+    async fn call_tool(
+        &self,
+        r: CallToolRequestParams,
+        _c: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let text = r
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get("text"))
+            .and_then(|t| t.as_str())
+            .unwrap_or("")
+            .to_string();
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
+    }
+}
+
+struct Args {
+    calls: usize,
+    check: bool,
+}
+
+fn parse_args() -> Result<Option<Args>, String> {
+    let mut calls = 20_000;
+    let mut check = false;
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--upstream" => return Ok(None),
+            "--check" => check = true,
+            "--calls" => {
+                calls = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|n: &usize| (1..=1_000_000).contains(n))
+                    .ok_or("`--calls` needs a number from 1 to 1000000")?;
+            }
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    Ok(Some(Args { calls, check }))
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Latencies (µs) and errors of `n` sequential calls through one client.
+async fn run_calls(peer: &rmcp::Peer<rmcp::RoleClient>, n: usize) -> (Vec<f64>, usize, f64) {
+    let mut lat = Vec::with_capacity(n);
+    let mut errors = 0;
+    let start = Instant::now();
+    for i in 0..n {
+        let mut args = serde_json::Map::new();
+        args.insert(
+            "text".into(),
+            serde_json::Value::String(format!("call {i}")),
+        );
+        let params = CallToolRequestParams::new("echo").with_arguments(args);
+        let t = Instant::now();
+        match peer.call_tool(params).await {
+            Ok(r) if r.is_error != Some(true) => {}
+            _ => errors += 1,
+        }
+        lat.push(t.elapsed().as_secs_f64() * 1e6);
+        if start.elapsed() > TIME_LIMIT {
+            break;
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    (lat, errors, secs)
+}
+
+fn summary(name: &str, lat: &mut [f64], errors: usize, secs: f64) -> (f64, f64) {
+    lat.sort_by(f64::total_cmp);
+    let (p50, p99) = (percentile(lat, 0.5), percentile(lat, 0.99));
+    println!(
+        "{name:<8} calls={} errors={errors} p50={p50:.1}us p99={p99:.1}us calls/s={:.0}",
+        lat.len(),
+        lat.len() as f64 / secs
+    );
+    (p50, p99)
+}
+
+async fn bench(args: Args) -> Result<bool, String> {
+    let me = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+    let gateway_exe = me.with_file_name("toolgate-gateway");
+    if !gateway_exe.exists() {
+        return Err(format!(
+            "no `{}`: build the toolgate-gateway binary first",
+            gateway_exe.display()
+        ));
+    }
+    let dir = std::env::temp_dir().join(format!("toolgate-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let result = bench_in(&args, &me, &gateway_exe, &dir).await;
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+async fn bench_in(args: &Args, me: &Path, gateway_exe: &Path, dir: &Path) -> Result<bool, String> {
+    let warmup = (args.calls / 10).clamp(1, 1000);
+
+    // Direct: the client talks to the upstream over stdio.
+    let mut cmd = tokio::process::Command::new(me);
+    cmd.arg("--upstream");
+    let child = TokioChildProcess::new(cmd).map_err(|e| e.to_string())?;
+    let direct = ().serve(child).await.map_err(|e| e.to_string())?;
+    run_calls(direct.peer(), warmup).await;
+    let (mut d_lat, d_err, d_secs) = run_calls(direct.peer(), args.calls).await;
+    let _ = direct.cancel().await;
+
+    // Through the gateway.
+    std::fs::write(
+        dir.join("bench.policy"),
+        "server trivial { tool echo(text) needs bench:call }\nagent bench {\n  grant bench:call\n  allow trivial.echo where text matches \"call *\"\n}\n",
+    )
+    .map_err(|e| e.to_string())?;
+    let mut keys = toolgate_gateway::keys::KeyFile {
+        version: 1,
+        keys: Vec::new(),
+    };
+    let key = keys
+        .add("bench", toolgate_gateway::time::now_rfc3339())
+        .map_err(|e| e.to_string())?
+        .key;
+    keys.write(&dir.join("keys.json"))
+        .map_err(|e| e.to_string())?;
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        l.local_addr().map_err(|e| e.to_string())?.port()
+    };
+    let cmdline = serde_json::to_string(&[me.display().to_string(), "--upstream".into()])
+        .map_err(|e| e.to_string())?;
+    std::fs::write(
+        dir.join("gateway.toml"),
+        format!(
+            "policy = \"bench.policy\"\nkeys = \"keys.json\"\nlisten = \"127.0.0.1:{port}\"\n[log]\ndecisions = \"decisions.log\"\n[upstream.trivial]\ncommand = {cmdline}\n"
+        ),
+    )
+    .map_err(|e| e.to_string())?;
+    let mut gw = std::process::Command::new(gateway_exe)
+        .args(["gateway", "--config"])
+        .arg(dir.join("gateway.toml"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start the gateway: {e}"))?;
+    let gw_pid = gw.id();
+    let outcome = async {
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let client = loop {
+            let http = reqwest::Client::builder()
+                .build()
+                .map_err(|e| e.to_string())?;
+            let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                .auth_header(key.clone());
+            let transport = StreamableHttpClientTransport::with_client(http, config);
+            match ().serve(transport).await {
+                Ok(c) => {
+                    let listed = c
+                        .peer()
+                        .list_all_tools()
+                        .await
+                        .map(|t| t.len())
+                        .unwrap_or(0);
+                    if listed == 1 {
+                        break c;
+                    }
+                    let _ = c.cancel().await;
+                }
+                Err(e) if Instant::now() > deadline => {
+                    return Err(format!("cannot reach the gateway: {e}"))
+                }
+                Err(_) => {}
+            }
+            if Instant::now() > deadline {
+                return Err("the gateway did not list the upstream's tool within 30 s".to_string());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        run_calls(client.peer(), warmup).await;
+        let rss_before = rss_kib(gw_pid);
+        let (g_lat, g_err, g_secs) = run_calls(client.peer(), args.calls).await;
+        let rss_after = rss_kib(gw_pid);
+        let _ = client.cancel().await;
+        Ok::<_, String>((g_lat, g_err, g_secs, rss_before, rss_after))
+    }
+    .await;
+    let _ = gw.kill();
+    let _ = gw.wait();
+    let (mut g_lat, g_err, g_secs, rss_before, rss_after) = outcome?;
+
+    let mut decision_us: Vec<f64> = std::fs::read_to_string(dir.join("decisions.log"))
+        .unwrap_or_default()
+        .lines()
+        .skip(warmup)
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["decision_us"].as_f64())
+        .collect();
+    decision_us.sort_by(f64::total_cmp);
+
+    println!(
+        "toolgate-gateway load: {} sequential tools/call on loopback after {warmup} warm-up calls",
+        args.calls
+    );
+    let (d50, d99) = summary("direct", &mut d_lat, d_err, d_secs);
+    let (g50, g99) = summary("gateway", &mut g_lat, g_err, g_secs);
+    let dec50 = percentile(&decision_us, 0.5);
+    let added50 = g50 - d50;
+    println!("added    p50={added50:.1}us p99={:.1}us", g99 - d99);
+    println!(
+        "decision p50={dec50:.2}us p99={:.2}us ({:.1}% of the added p50)",
+        percentile(&decision_us, 0.99),
+        100.0 * dec50 / added50.max(f64::MIN_POSITIVE)
+    );
+    let growth = rss_after.saturating_sub(rss_before);
+    println!("gateway rss before={rss_before}KiB after={rss_after}KiB growth={growth}KiB");
+    let ok = d_err == 0 && g_err == 0 && growth <= MAX_GROWTH_KIB;
+    if args.check && !ok {
+        eprintln!("error: load check failed (errors direct={d_err} gateway={g_err}, growth {growth} KiB, limit {MAX_GROWTH_KIB} KiB)");
+    }
+    Ok(ok || !args.check)
+}
+
+/// The upstream's stdin and stdout (pipes set up by its parent) as async streams.
+fn stdio_pipes() -> std::io::Result<(
+    tokio::net::unix::pipe::Receiver,
+    tokio::net::unix::pipe::Sender,
+)> {
+    use std::os::fd::AsFd;
+    let stdin = std::fs::File::from(std::io::stdin().as_fd().try_clone_to_owned()?);
+    let stdout = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned()?);
+    Ok((
+        tokio::net::unix::pipe::Receiver::from_file(stdin)?,
+        tokio::net::unix::pipe::Sender::from_file(stdout)?,
+    ))
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            std::process::exit(2);
+        }
+    };
+    let code = rt.block_on(async move {
+        match args {
+            None => match stdio_pipes() {
+                Err(e) => {
+                    eprintln!("error: stdin and stdout must be pipes: {e}");
+                    2
+                }
+                Ok(pipes) => match Echo.serve(pipes).await {
+                    Ok(s) => {
+                        let _ = s.waiting().await;
+                        0
+                    }
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        2
+                    }
+                },
+            },
+            Some(a) => match bench(a).await {
+                Ok(true) => 0,
+                Ok(false) => 1,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    2
+                }
+            },
+        }
+    });
+    std::process::exit(code);
+}
