@@ -5,7 +5,8 @@
 //   deep = one tool t0 with those N allow rules;
 //   both: deny when command contains any of "rm -rf", "mkfs", "sudo ".
 // Requests (hit = N/2): allow hit, deny by rule, no match. Every answer is checked before
-// timing. Each cell: a bounded number of timed samples; the median is reported.
+// timing. Each cell: a bounded number of timed samples, the engines' samples interleaved so
+// that all are timed over the same stretch of a shared machine; the median is reported.
 //
 //   node bench.mjs                 # N = 10 and 10,000, every engine
 //   BENCH_SIZES=10 BENCH_ENGINES=toolgate,cedar node bench.mjs
@@ -22,6 +23,7 @@ const ENGINES = (process.env.BENCH_ENGINES ?? 'toolgate,cedar,casbin').split(','
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 9)
 const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_MS ?? 100)
 const CELL_MS = Number(process.env.BENCH_CELL_MS ?? 6000) // a slow peer's cell stops here
+const WARM_MS = Number(process.env.BENCH_WARM_MS ?? 1500) // warm-up per engine and request (JIT, wasm tier-up)
 const DENY = ['rm -rf', 'mkfs', 'sudo ']
 
 // --- the policies, as examples/generate_policy.rs writes them --------------------------------
@@ -153,29 +155,46 @@ const BUILDERS = { toolgate: buildToolgate, cedar: buildCedar, casbin: buildCasb
 
 // --- timing ----------------------------------------------------------------------------------
 
-/** Median ns per call: SAMPLES samples of about SAMPLE_MS each, the whole cell within CELL_MS. */
-function measure(run) {
-  // Calibrate: how many calls fill a sample.
+/** Runs `run` for about WARM_MS (at least 3 calls), so JIT and wasm tiers have settled. */
+function warm(run) {
+  const start = performance.now()
+  for (let i = 0; i < 3 || performance.now() - start < WARM_MS; i++) run()
+}
+
+/** How many calls of `run` fill about SAMPLE_MS. */
+function calibrate(run) {
+  warm(run)
   let k = 1
   for (;;) {
     const t0 = process.hrtime.bigint()
     for (let i = 0; i < k; i++) run()
     const ms = Number(process.hrtime.bigint() - t0) / 1e6
-    if (ms >= SAMPLE_MS / 4 || k >= 1 << 24) {
-      k = Math.max(1, Math.round((k * SAMPLE_MS) / Math.max(ms, 1e-3)))
-      break
-    }
+    if (ms >= SAMPLE_MS / 4 || k >= 1 << 24) return Math.max(1, Math.round((k * SAMPLE_MS) / Math.max(ms, 1e-3)))
     k *= 4
   }
-  const samples = []
-  const start = performance.now()
-  while (samples.length < SAMPLES && (samples.length < 3 || performance.now() - start < CELL_MS)) {
-    const t0 = process.hrtime.bigint()
-    for (let i = 0; i < k; i++) run()
-    samples.push(Number(process.hrtime.bigint() - t0) / k)
+}
+
+/**
+ * Median ns per call of each engine's `run`, the engines' samples interleaved (one sample of
+ * each in turn), so that every engine is timed over the same stretch of a shared machine.
+ * Up to SAMPLES samples each; an engine stops after 3 samples once its cell took CELL_MS.
+ */
+function measureTogether(runs) {
+  const state = runs.map((run) => ({ run, k: calibrate(run), samples: [], spent: 0 }))
+  for (let round = 0; round < SAMPLES; round++) {
+    for (const st of state) {
+      if (st.samples.length >= 3 && st.spent > CELL_MS) continue
+      const t0 = process.hrtime.bigint()
+      for (let i = 0; i < st.k; i++) st.run()
+      const ns = Number(process.hrtime.bigint() - t0)
+      st.spent += ns / 1e6
+      st.samples.push(ns / st.k)
+    }
   }
-  samples.sort((a, b) => a - b)
-  return { median: samples[Math.floor(samples.length / 2)], samples: samples.length, perSample: k }
+  return state.map((st) => {
+    const sorted = [...st.samples].sort((a, b) => a - b)
+    return { median: sorted[Math.floor(sorted.length / 2)], samples: sorted.length, perSample: st.k }
+  })
 }
 
 function fmt(ns) {
@@ -188,16 +207,21 @@ function fmt(ns) {
 const results = []
 for (const layout of ['wide', 'deep']) {
   for (const n of SIZES) {
-    const cell = {}
+    const built = {}
     for (const name of ENGINES) {
-      const built = await BUILDERS[name](layout, n)
-      for (const c of built.calls) {
-        const m = measure(c.run)
-        cell[`${c.outcome}/${name}`] = m.median
-        process.stderr.write(`${layout} N=${n} ${c.outcome} ${name}: ${fmt(m.median)} (${m.samples} samples of ${m.perSample}; built in ${built.build.toFixed(0)} ms)\n`)
-      }
+      built[name] = await BUILDERS[name](layout, n)
+      process.stderr.write(`${layout} N=${n} ${name}: built in ${built[name].build.toFixed(0)} ms\n`)
     }
-    for (const outcome of ['allow', 'deny', 'nomatch']) results.push({ layout, n, outcome, ...Object.fromEntries(ENGINES.map((e) => [e, cell[`${outcome}/${e}`]])) })
+    for (const outcome of ['allow', 'deny', 'nomatch']) {
+      const runs = ENGINES.map((name) => built[name].calls.find((c) => c.outcome === outcome).run)
+      const measured = measureTogether(runs)
+      const row = { layout, n, outcome }
+      ENGINES.forEach((name, i) => {
+        row[name] = measured[i].median
+        process.stderr.write(`${layout} N=${n} ${outcome} ${name}: ${fmt(measured[i].median)} (${measured[i].samples} samples of ${measured[i].perSample})\n`)
+      })
+      results.push(row)
+    }
   }
 }
 
