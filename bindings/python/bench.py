@@ -20,6 +20,7 @@ the table gives microseconds per decision. Not run in CI.
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import threading
@@ -125,7 +126,11 @@ def main() -> None:
     if not opts.no_cedar:
         import cedarpy  # noqa: F811
 
-    print(f"# machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python {platform.python_version()}")
+    print(f"# machine: {platform.machine()}, {os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}, "
+          f"Python {platform.python_version()}")
+    probe = toolgate.Engine.from_source(wide(10), "bench.policy")
+    baseline = per_call_us(lambda: probe.policy_hash, opts.budget, opts.runs)
+    print(f"# baseline: reading `engine.policy_hash` (one attribute of a native object) takes {baseline:.3f} µs")
     header = "| layout | outcome | N | toolgate decide_request (µs) | toolgate decide (µs) | cedarpy (µs) | cedarpy / toolgate |"
     if opts.threads:
         header += f" toolgate, {opts.threads} threads (µs per call, wall) |"
