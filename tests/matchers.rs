@@ -182,3 +182,64 @@ fn arrays_are_judged_per_effect_through_the_engine() {
     assert_eq!(decide("a", serde_json::json!([])), "allowed_by_rule");
     assert_eq!(decide("d", serde_json::json!([])), "default_allow");
 }
+
+/// Regex pieces that take every path through a pattern index: literal prefixes (buckets),
+/// unanchored shards, and the fallback regex (Unicode word boundaries, bounded repetitions of
+/// Unicode classes too large to determinize).
+fn regex_piece() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "^a",
+        "b",
+        "a$",
+        "[0-9]+",
+        "é",
+        r"\w{1,12}",
+        r"[\w, ]{1,10}",
+        r"\bab\b",
+        r"(?i)sel",
+        r"\s+",
+        r"\w+",
+        "(a|bé)",
+        r"^\w{2,8}$",
+        ".*",
+        r"(?-u:\w){3}",
+        r"\d{1,20}x",
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Many regexes on one argument, some of which take the fallback path, agree pattern by
+    /// pattern with the `regex` crate.
+    #[test]
+    fn regexes_agree_with_the_regex_crate_on_every_path(
+        patterns in proptest::collection::vec(proptest::collection::vec(regex_piece(), 1..4), 1..6),
+        value in "[abxé0-9 ,_\\-éÀ]{0,24}",
+    ) {
+        let regexes: Vec<String> = patterns.iter().map(|p| p.concat()).collect();
+        let hits = index_matches(&regexes, &value);
+        for (i, r) in regexes.iter().enumerate() {
+            let want = regex::Regex::new(r).unwrap().is_match(&value);
+            prop_assert_eq!(hits.contains(&(i as u32)), want, "regex {:?} value {:?}", r, value);
+        }
+    }
+}
+
+#[test]
+fn regexes_too_large_for_a_dfa_take_the_fallback_and_still_match() {
+    let regexes: Vec<String> = [
+        r"(?i)^select\s+[\w, ]{1,40}\s+from\s+t1_\w+(\s+where\s+.*)?$",
+        r"\w{1,100}$",
+        r"^ls$",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(
+        index_matches(&regexes, "SELECT a, b FROM t1_x WHERE y"),
+        [0, 1]
+    );
+    assert_eq!(index_matches(&regexes, "ls"), [1, 2]);
+    assert_eq!(index_matches(&regexes, "-"), Vec::<u32>::new());
+}

@@ -16,15 +16,21 @@ use regex_syntax::hir::Hir;
 pub struct DfaLimits {
     /// Largest Thompson NFA, in bytes.
     pub nfa: usize,
-    /// Largest DFA, in bytes (also bounds determinization memory).
+    /// Largest DFA over patterns, in bytes (also bounds determinization memory). A pattern
+    /// set over it is split, and a single pattern over it takes the fallback regex: the budget
+    /// bounds compile time and bundle size, never what a policy may say.
     pub dfa: usize,
+    /// Largest DFA over the literal prefixes of one argument's patterns (a literal set grows
+    /// linearly), in bytes.
+    pub prefix_dfa: usize,
 }
 
 impl Default for DfaLimits {
     fn default() -> DfaLimits {
         DfaLimits {
             nfa: 16 << 20,
-            dfa: 32 << 20,
+            dfa: 4 << 20,
+            prefix_dfa: 64 << 20,
         }
     }
 }

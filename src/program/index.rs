@@ -7,9 +7,14 @@
 //! (`/data/team1` starts `/data/team10`), but only a few deep: a prefix under too many others
 //! goes to the shards. One DFA over each matching bucket's suffixes finishes the match;
 //! suffix DFAs are shared, so 10,000 globs `/data/team{i}/**/*.csv` need one. Patterns
-//! without a usable prefix go to a few unanchored DFA shards. Regexes a DFA cannot run
-//! (Unicode word boundaries) go to a lazy fallback regex rebuilt from source when a bundle is
-//! loaded.
+//! without a usable prefix go to a few unanchored DFA shards.
+//!
+//! The dense DFAs are an optimisation, never a limit on what a policy may say: a pattern a DFA
+//! cannot run (Unicode word boundaries), one whose automaton would be large (bounded
+//! repetitions of Unicode classes such as `\w{1,100}`, estimated from its syntax before any
+//! automaton is built), and one whose DFA still exceeds the size budget go to one fallback
+//! regex (regex-automata's `meta::Regex`: a lazy DFA with a bounded cache, or a PikeVM; linear
+//! time either way), kept as source in the bundle and rebuilt when it is loaded.
 
 use super::csr::Csr;
 use super::dfa::{Dfa, DfaError, DfaLimits};
@@ -27,6 +32,11 @@ const SHARD_PATTERNS: usize = 64;
 const MAX_NESTED_PREFIXES: usize = 8;
 /// With more buckets than this, the prefixes are found by a DFA walk instead of a scan.
 const SCAN_BUCKETS: usize = 16;
+
+/// Above this estimated automaton size (see [`estimated_size`]) a pattern is not determinized:
+/// it goes to the fallback regex. Globs and ASCII regexes stay far below it; bounded
+/// repetitions of Unicode classes (`\w{1,40}`) are far above.
+const DFA_SIZE_ESTIMATE_BUDGET: usize = 4_000;
 
 /// A bucket in the making: its prefix and the suffixes of its patterns with their indices.
 type Bucket = (Vec<u8>, Vec<(Hir, u32)>);
@@ -75,8 +85,10 @@ struct Shard {
 struct Fallback {
     sources: Vec<String>,
     patterns: Vec<u32>,
+    /// The regexes over `sources`, each with the offset of its first pattern in `sources`
+    /// (several when one would exceed the regex size limit).
     #[serde(skip)]
-    regex: Option<meta::Regex>,
+    regexes: Vec<(meta::Regex, usize)>,
 }
 
 /// Which of a set of patterns match a value.
@@ -129,6 +141,34 @@ fn split_prefix(hir: &Hir) -> Option<(Vec<u8>, Hir)> {
     Some((lit.0.to_vec(), Hir::concat(subs[2..].to_vec())))
 }
 
+/// A cheap upper estimate of a pattern's automaton size, from its syntax alone: literals and
+/// classes count their bytes and ranges, repetitions multiply by their bound. Computed in one
+/// walk, so deciding to skip a DFA costs nothing like building one.
+fn estimated_size(hir: &Hir) -> usize {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => 1,
+        HirKind::Literal(l) => l.0.len(),
+        HirKind::Class(regex_syntax::hir::Class::Bytes(c)) => c.ranges().len(),
+        // A Unicode range is up to four bytes long in UTF-8, each a state.
+        HirKind::Class(regex_syntax::hir::Class::Unicode(c)) => c.ranges().len().saturating_mul(4),
+        HirKind::Repetition(r) => {
+            let copies = r.max.map_or(r.min.max(1), |m| m.max(1)) as usize;
+            estimated_size(&r.sub).saturating_mul(copies)
+        }
+        HirKind::Capture(c) => estimated_size(&c.sub),
+        HirKind::Concat(subs) | HirKind::Alternation(subs) => subs
+            .iter()
+            .map(estimated_size)
+            .fold(0usize, usize::saturating_add),
+    }
+}
+
+/// True when a pattern goes to the fallback regex rather than a DFA.
+fn needs_fallback(hir: &Hir) -> bool {
+    hir.properties().look_set().contains_word_unicode()
+        || estimated_size(hir) > DFA_SIZE_ESTIMATE_BUDGET
+}
+
 fn fallback_regex(sources: &[String]) -> Result<meta::Regex, DfaError> {
     meta::Builder::new()
         .configure(
@@ -148,6 +188,27 @@ fn fallback_regex(sources: &[String]) -> Result<meta::Regex, DfaError> {
         })
 }
 
+/// The fallback regexes over `sources`: as few as fit the regex size limits (a set over them
+/// is split in halves), each with the offset of its first pattern. Deterministic, so a loaded
+/// bundle rebuilds the same split. Fails only for a single pattern over the limits, which the
+/// `regex` crate refuses too.
+fn fallback_regexes(sources: &[String]) -> Result<Vec<(meta::Regex, usize)>, DfaError> {
+    let mut out = Vec::new();
+    let mut queue = vec![(0, sources.len())];
+    while let Some((lo, hi)) = queue.pop() {
+        match fallback_regex(&sources[lo..hi]) {
+            Ok(re) => out.push((re, lo)),
+            Err(e) if e.too_large && hi - lo > 1 => {
+                let mid = lo + (hi - lo) / 2;
+                queue.push((mid, hi));
+                queue.push((lo, mid));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
+}
+
 impl PatternIndex {
     /// Indexes `patterns` (regex sources); pattern `i` is reported as `i`.
     pub fn build(
@@ -160,7 +221,7 @@ impl PatternIndex {
         let mut fallback = Vec::new();
         for (i, p) in patterns.iter().enumerate() {
             let hir = parse(p)?;
-            if hir.properties().look_set().contains_word_unicode() {
+            if needs_fallback(&hir) {
                 fallback.push(i as u32);
             } else if let Some((prefix, suffix)) = split_prefix(&hir) {
                 prefixed.push((prefix, suffix, i as u32));
@@ -207,16 +268,27 @@ impl PatternIndex {
         };
         for (prefix, members) in kept {
             let (hirs, ids): (Vec<Hir>, Vec<u32>) = members.into_iter().unzip();
-            index.bucket_dfas.push(automata.dfa(hirs, true, limits)?);
-            index.bucket_patterns.push_row(&ids);
-            index.prefix_bytes.extend_from_slice(&prefix);
-            index.prefix_ends.push(index.prefix_bytes.len() as u32);
+            match automata.dfa(hirs, true, limits) {
+                Ok(dfa) => {
+                    index.bucket_dfas.push(dfa);
+                    index.bucket_patterns.push_row(&ids);
+                    index.prefix_bytes.extend_from_slice(&prefix);
+                    index.prefix_ends.push(index.prefix_bytes.len() as u32);
+                }
+                // The bucket's suffixes do not fit the budget: its patterns take the slow path.
+                Err(e) if e.too_large => fallback.extend(ids),
+                Err(e) => return Err(e),
+            }
         }
         if index.prefix_ends.len() > SCAN_BUCKETS {
             let literals: Vec<Hir> = (0..index.prefix_ends.len())
                 .map(|b| Hir::literal(index.prefix(b)))
                 .collect();
-            index.prefix_dfa = Some(automata.dfa(literals, true, limits)?);
+            let prefix_limits = DfaLimits {
+                dfa: limits.prefix_dfa,
+                ..limits
+            };
+            index.prefix_dfa = Some(automata.dfa(literals, true, prefix_limits)?);
         }
         let mut queue: Vec<Vec<(Hir, u32)>> =
             rest.chunks(SHARD_PATTERNS).map(<[_]>::to_vec).collect();
@@ -229,16 +301,19 @@ impl PatternIndex {
                     queue.push(chunk[..half].to_vec());
                     queue.push(chunk[half..].to_vec());
                 }
+                // One pattern alone exceeds the budget: it takes the slow path.
+                Err(e) if e.too_large => fallback.extend(ids),
                 Err(e) => return Err(e),
             }
         }
         if !fallback.is_empty() {
+            fallback.sort_unstable();
             let sources: Vec<String> = fallback
                 .iter()
                 .map(|&i| patterns[i as usize].clone())
                 .collect();
             index.fallback = Some(Fallback {
-                regex: Some(fallback_regex(&sources)?),
+                regexes: fallback_regexes(&sources)?,
                 sources,
                 patterns: fallback,
             });
@@ -260,7 +335,7 @@ impl PatternIndex {
     /// Rebuilds what is not serialized (the fallback regex).
     pub fn rebuild(&mut self) -> Result<(), DfaError> {
         if let Some(f) = self.fallback.as_mut() {
-            f.regex = Some(fallback_regex(&f.sources)?);
+            f.regexes = fallback_regexes(&f.sources)?;
         }
         Ok(())
     }
@@ -383,13 +458,16 @@ impl PatternIndex {
             run(shard.dfa, &shard.patterns, 0);
         }
         if let Some(f) = &self.fallback {
-            match &f.regex {
-                Some(re) => {
-                    let mut set = PatternSet::new(re.pattern_len());
-                    re.which_overlapping_matches(&Input::new(value), &mut set);
-                    out.extend(set.iter().filter_map(|p| f.patterns.get(p.as_usize())));
-                }
-                None => ok = false,
+            if f.regexes.is_empty() {
+                ok = false;
+            }
+            for (re, offset) in &f.regexes {
+                let mut set = PatternSet::new(re.pattern_len());
+                re.which_overlapping_matches(&Input::new(value), &mut set);
+                out.extend(
+                    set.iter()
+                        .filter_map(|p| f.patterns.get(offset + p.as_usize())),
+                );
             }
         }
         ok
