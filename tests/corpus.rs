@@ -122,5 +122,8 @@ fn example_policy_means_the_language_example() {
         toolgate::fmt::same_policy(&without_suppressions, example),
         "policies/example.policy no longer means LANGUAGE.md's example"
     );
-    assert!(!toolgate::fmt::same_policy(&without_suppressions.replace("600", "601"), example));
+    assert!(!toolgate::fmt::same_policy(
+        &without_suppressions.replace("600", "601"),
+        example
+    ));
 }

@@ -32,9 +32,9 @@
 //! ```
 
 use crate::diagnostic::Diagnostics;
-use crate::syntax::literal::comment_start;
 use crate::source::{FileId, SourceMap, Span};
 use crate::syntax::ast::*;
+use crate::syntax::literal::comment_start;
 use crate::syntax::parse_file;
 
 mod comments;
