@@ -168,10 +168,14 @@ pub fn object(d: &Bound<'_, PyDict>, depth: usize) -> Result<Map<String, Value>,
         };
         let key = string(ks)?;
         let value = to_json(&v, depth).map_err(|r| r.at(Step::Key(key.clone())))?;
-        if out.contains_key(&key) {
-            return Err(Refusal::new(format!("has the key `{key}` twice")));
+        match out.entry(key) {
+            serde_json::map::Entry::Vacant(slot) => {
+                slot.insert(value);
+            }
+            serde_json::map::Entry::Occupied(slot) => {
+                return Err(Refusal::new(format!("has the key `{}` twice", slot.key())));
+            }
         }
-        out.insert(key, value);
     }
     Ok(out)
 }
