@@ -79,6 +79,19 @@ struct Parser<'s, 'o> {
     bracket: Option<(usize, bool)>,
 }
 
+/// Bytes that mean nothing to the shell anywhere in a word (ASCII letters, digits, `-_/@%+^!`).
+const PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 128 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric()
+            || matches!(b, b'-' | b'_' | b'/' | b'@' | b'%' | b'+' | b'^' | b'!');
+        c += 1;
+    }
+    t
+};
+
 fn is_meta(c: u8) -> bool {
     matches!(
         c,
@@ -187,8 +200,7 @@ impl<'s, 'o> Parser<'s, 'o> {
     // ---- strict -------------------------------------------------------------------------
 
     fn strict_command(&mut self) -> R<Command> {
-        let mut cmd = Command::new();
-        let mut w = String::new();
+        let mut cmd = Command::with_capacity(self.b.len(), 16);
         loop {
             self.skip_blanks();
             let Some(c) = self.peek(0) else { break };
@@ -221,8 +233,8 @@ impl<'s, 'o> Parser<'s, 'o> {
                 }
                 b'#' => return self.err(Construct::Comment, at),
                 _ => {
-                    w.clear();
-                    let kind = self.word(&mut w)?;
+                    let mark = cmd.buffer().len();
+                    let kind = self.word(cmd.buffer())?;
                     if cmd.is_empty() {
                         let raw = &self.b[at..self.pos];
                         if is_assignment(raw) {
@@ -232,7 +244,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                             return self.err(Construct::ReservedWord, at);
                         }
                     }
-                    cmd.push(&w, kind);
+                    cmd.end_word(mark, kind);
                 }
             }
         }
@@ -246,8 +258,7 @@ impl<'s, 'o> Parser<'s, 'o> {
 
     fn list(&mut self, stop: Stop) -> R<()> {
         let open = self.pos;
-        let mut cmd = Command::new();
-        let mut w = String::new();
+        let mut cmd = Command::with_capacity(64, 8);
         // Words that are not a command: a `for`/`select` header, the name after `function`.
         let mut skip_header = false;
         let mut skip_one = false;
@@ -296,43 +307,42 @@ impl<'s, 'o> Parser<'s, 'o> {
                 }
                 _ => {
                     let start = self.pos;
-                    w.clear();
-                    let kind = self.word(&mut w)?;
+                    let mark = cmd.buffer().len();
+                    let kind = self.word(cmd.buffer())?;
                     let raw = &self.b[start..self.pos];
-                    if matches!(self.peek(0), Some(b'<' | b'>'))
-                        && raw.iter().all(u8::is_ascii_digit)
-                    {
-                        continue; // a file descriptor number: `2>/dev/null`
-                    }
-                    if skip_header {
-                        continue;
-                    }
-                    if skip_one {
-                        skip_one = false;
+                    let fd = matches!(self.peek(0), Some(b'<' | b'>'))
+                        && raw.iter().all(u8::is_ascii_digit);
+                    // A file descriptor number (`2>/dev/null`), a header word, an assignment
+                    // or a reserved word is not a word of the command.
+                    let keep = !fd && !skip_header && !std::mem::take(&mut skip_one);
+                    let keep = keep && !(cmd.is_empty() && is_assignment(raw));
+                    if !keep {
+                        cmd.discard_from(mark);
                         continue;
                     }
                     if cmd.is_empty() {
-                        if is_assignment(raw) {
-                            continue;
-                        }
-                        match raw {
+                        let reserved = match raw {
                             b"!" | b"{" | b"}" | b"if" | b"then" | b"else" | b"elif" | b"fi"
-                            | b"do" | b"done" | b"while" | b"until" | b"esac" | b"in" => continue,
+                            | b"do" | b"done" | b"while" | b"until" | b"esac" | b"in" => true,
                             b"for" | b"select" => {
                                 skip_header = true;
-                                continue;
+                                true
                             }
                             b"function" => {
                                 skip_one = true;
-                                continue;
+                                true
                             }
                             b"case" | b"coproc" | b"[[" | b"]]" => {
                                 return self.err(Construct::ReservedWord, start)
                             }
-                            _ => {}
+                            _ => false,
+                        };
+                        if reserved {
+                            cmd.discard_from(mark);
+                            continue;
                         }
                     }
-                    cmd.push(&w, kind);
+                    cmd.end_word(mark, kind);
                 }
             }
         }
@@ -443,6 +453,16 @@ impl<'s, 'o> Parser<'s, 'o> {
             if is_meta(c) {
                 break;
             }
+            if PLAIN[c as usize] {
+                // A run of characters with no meaning to the shell, copied at once.
+                let run = self.pos;
+                while self.peek(0).is_some_and(|c| PLAIN[c as usize]) {
+                    self.pos += 1;
+                }
+                w.push_str(self.src.get(run..self.pos).unwrap_or(""));
+                tilde_ok = false;
+                continue;
+            }
             let was_tilde_ok = tilde_ok;
             tilde_ok = false;
             match c {
@@ -464,6 +484,11 @@ impl<'s, 'o> Parser<'s, 'o> {
                         return self.err(Construct::UnbalancedQuote, open);
                     };
                     let end = self.pos + len;
+                    let text = &self.b[self.pos..end];
+                    if text.iter().all(|&c| c < 0x80 && !is_control(c)) {
+                        w.push_str(self.src.get(self.pos..end).unwrap_or(""));
+                        self.pos = end;
+                    }
                     while self.pos < end {
                         self.literal_char(w)?;
                     }

@@ -67,6 +67,34 @@ impl Command {
         c
     }
 
+    /// An empty command with room for `bytes` of text and `words` words.
+    pub fn with_capacity(bytes: usize, words: usize) -> Self {
+        Command {
+            text: String::with_capacity(bytes),
+            spans: Vec::with_capacity(words),
+        }
+    }
+
+    /// The text buffer, for a parser writing a word in place: call [`Command::end_word`] (or
+    /// [`Command::discard_from`]) with the length it had before.
+    pub(crate) fn buffer(&mut self) -> &mut String {
+        &mut self.text
+    }
+
+    /// Makes the text written since `start` (a buffer length) a word.
+    pub(crate) fn end_word(&mut self, start: usize, kind: WordKind) {
+        self.spans.push(Span {
+            start: start as u32,
+            end: self.text.len() as u32,
+            kind,
+        });
+    }
+
+    /// Drops the text written since `start`.
+    pub(crate) fn discard_from(&mut self, start: usize) {
+        self.text.truncate(start);
+    }
+
     /// Appends a word.
     pub fn push(&mut self, text: &str, kind: WordKind) {
         let start = self.text.len() as u32;

@@ -3,6 +3,10 @@
 //! A deny looks through every wrapper here (the wrapper's own command is matched too); an allow
 //! matches a wrapper only when its pattern names it. The table is documented in docs/shell.md.
 
+use std::sync::OnceLock;
+
+use rustc_hash::FxHashMap;
+
 use super::parser::is_assignment;
 use super::unreadable::Construct;
 use super::words::{Command, Word, WordKind};
@@ -469,8 +473,9 @@ pub static WRAPPERS: &[Wrapper] = &[
 
 /// The wrapper named `program` (compared by its last path component), if any.
 pub fn find(program: &str) -> Option<&'static Wrapper> {
-    let name = basename(program);
-    WRAPPERS.iter().find(|w| w.name == name)
+    static BY_NAME: OnceLock<FxHashMap<&'static str, &'static Wrapper>> = OnceLock::new();
+    let map = BY_NAME.get_or_init(|| WRAPPERS.iter().map(|w| (w.name, w)).collect());
+    map.get(basename(program)).copied()
 }
 
 /// The last path component of a command word (`/bin/rm` -> `rm`).
