@@ -61,10 +61,10 @@ fn every_policy_decides_the_same_from_its_bundle() {
 
 #[test]
 fn a_bundle_from_an_earlier_build_still_loads() {
-    // Written by `toolgate compile policies/example.policy` with format version 1. If this
+    // Written by `toolgate compile policies/example.policy` with format version 2. If this
     // fails, the bundle format changed: bump bundle::FORMAT_VERSION (old bundles are then
     // refused with a clear message) and regenerate the fixture.
-    let bytes = std::fs::read(root().join("tests/fixtures/example-v1.bundle")).unwrap();
+    let bytes = std::fs::read(root().join("tests/fixtures/example-v2.bundle")).unwrap();
     let engine = Engine::from_bundle(&bytes).unwrap();
     let d = engine.decide(
         &Request::new("code-assistant", "git_push")
@@ -74,7 +74,7 @@ fn a_bundle_from_an_earlier_build_still_loads() {
     assert_eq!(d.reason.as_str(), "permission_missing");
     assert_eq!(d.permission.as_deref(), Some("net:http"));
     let (passed, failures) = toolgate::testing::run_compiled_tests(&engine);
-    assert_eq!((passed, failures.len()), (11, 0));
+    assert_eq!((passed, failures.len()), (23, 0));
     // Same policy, same build inputs (file names are part of the compiled policy: decisions
     // name the rule's file), same hash. Tests run in the package root.
     assert_eq!(
@@ -99,11 +99,11 @@ fn damaged_bundles_are_refused() {
         "toolgate::bundle::not_a_bundle"
     );
     let mut newer = good.clone();
-    newer[8..12].copy_from_slice(&2u32.to_le_bytes());
+    newer[8..12].copy_from_slice(&3u32.to_le_bytes());
     let e = Engine::from_bundle(&newer).unwrap_err();
     assert_eq!(e.code(), "toolgate::bundle::version_mismatch");
     assert!(
-        e.to_string().contains("version 2") && e.to_string().contains("reads version 1"),
+        e.to_string().contains("version 3") && e.to_string().contains("reads version 2"),
         "{e}"
     );
 }

@@ -730,7 +730,7 @@ fn eval_rule_points_to_the_deciding_line() {
     let rule = &out[1]["rule"];
     assert_eq!(
         rule["line"].as_u64().unwrap() as usize,
-        example_line("deny  Bash")
+        example_line("deny  Bash           where command matches shell \"rm")
     );
     assert_eq!(rule["effect"], "deny");
     assert_eq!(rule["target"], "Bash");
@@ -802,8 +802,8 @@ fn eval_explain() {
     let rules = ex["rules"].as_array().expect("explanation.rules");
     assert_eq!(
         rules.len(),
-        2,
-        "both Bash rules of code-assistant are considered: {ex}"
+        4,
+        "all four Bash rules of code-assistant are considered: {ex}"
     );
     assert_eq!(rules[0]["rule"]["effect"], "allow");
     assert_eq!(
@@ -820,6 +820,7 @@ fn eval_explain() {
     );
     assert_eq!(rules[1]["rule"]["effect"], "deny");
     assert_eq!(rules[1]["outcome"], "fired");
+    assert_eq!(rules[2]["outcome"], "not_fired");
 
     // Without --explain there is no explanation key.
     let r = eval_stdin(&example(), &[], input.as_bytes());
@@ -1085,7 +1086,7 @@ fn test_example_passes() {
     let r = run_p(&["test"], &[&example()], None);
     assert_eq!(r.code, 0, "{}", r.both());
     assert!(
-        r.stdout.lines().any(|l| l.trim() == "11 passed, 0 failed"),
+        r.stdout.lines().any(|l| l.trim() == "23 passed, 0 failed"),
         "{}",
         r.both()
     );

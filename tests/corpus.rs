@@ -91,6 +91,29 @@ fn a_failing_expectation_is_reported_at_its_span() {
     );
 }
 
+/// The command rules of LANGUAGE.md's example as policies/example.policy writes them: the
+/// glob and the substring deny-list over raw shell text are bypassed by chaining, quoting and
+/// option spellings, so the shipped example parses the command (`matches shell`), and adds a
+/// test block showing those bypasses refused (docs/language.md, section on shell patterns).
+const SHELL_REWRITE: &[(&str, &str)] = &[
+    (
+        r#"where command matches "npm run *" and"#,
+        r#"where command matches shell "npm run *" and"#,
+    ),
+    (
+        r#"  deny  Bash           where command contains any ["rm -rf", "mkfs", "sudo "]
+                       because "Destructive shell commands are disabled for this session."
+"#,
+        r#"  deny  Bash           where command matches shell "rm -{r,f} ..."
+                       because "Destructive shell commands are disabled for this session."
+  deny  Bash           where command matches shell "mkfs* ..."
+                       because "Destructive shell commands are disabled for this session."
+  deny  Bash           where command matches shell "sudo ..."
+                       because "Destructive shell commands are disabled for this session."
+"#,
+    ),
+];
+
 #[test]
 fn example_policy_means_the_language_example() {
     let lang = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/LANGUAGE.md");
@@ -102,28 +125,34 @@ fn example_policy_means_the_language_example() {
     let block = &text[start..];
     let open = block.find("```\n").expect("code block") + 4;
     let close = block[open..].find("```").expect("end of block");
-    let example = &block[open..open + close];
+    let mut example = block[open..open + close].to_string();
+    for (from, to) in SHELL_REWRITE {
+        assert!(
+            example.contains(from),
+            "LANGUAGE.md's example no longer has {from:?}"
+        );
+        example = example.replace(from, to);
+    }
     let shipped = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/example.policy"),
     )
     .unwrap();
-    // The shipped copy is in fmt's canonical layout and may add suppression comments (the
-    // `sandboxed` agent shows an unreachable rule on purpose): its meaning, not its spacing,
-    // is LANGUAGE.md's.
-    let without_suppressions: String = shipped
+    // The shipped copy is in fmt's canonical layout, may add suppression comments (the
+    // `sandboxed` agent shows an unreachable rule on purpose) and adds the shell test block:
+    // otherwise its meaning, not its spacing, is LANGUAGE.md's.
+    let shell_tests = shipped
+        .find("test \"shell commands are parsed")
+        .expect("the shell test block");
+    let without_additions: String = shipped[..shell_tests]
         .split_inclusive('\n')
         .filter(|line| !line.trim_start().starts_with("# toolgate: allow("))
         .collect();
-    assert_ne!(
-        without_suppressions, shipped,
-        "the suppression comment is in place"
-    );
     assert!(
-        toolgate::fmt::same_policy(&without_suppressions, example),
+        toolgate::fmt::same_policy(&without_additions, &example),
         "policies/example.policy no longer means LANGUAGE.md's example"
     );
     assert!(!toolgate::fmt::same_policy(
-        &without_suppressions.replace("600", "601"),
-        example
+        &without_additions.replace("600", "601"),
+        &example
     ));
 }

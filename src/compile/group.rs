@@ -10,7 +10,7 @@
 
 use crate::program::csr::Csr;
 use crate::program::dfa::{DfaError, DfaLimits};
-use crate::program::group::{ArgMatcher, Group, PatternConds};
+use crate::program::group::{ArgMatcher, Group, PatternConds, ShellPatterns};
 use crate::program::index::{Automata, PatternIndex};
 use crate::program::needles::NeedleMatcher;
 use crate::resolve::{CondDef, CondTest, RuleDef, StrPattern};
@@ -163,6 +163,8 @@ fn build_arg(
         raw: None,
         norm: None,
         needles: None,
+        shell: None,
+        shell_conds: Vec::new(),
         numeric: Vec::new(),
         present: Vec::new(),
         negated: Vec::new(),
@@ -187,7 +189,8 @@ fn build_arg(
             }
         }
     }
-    let (mut raw, mut norm, mut needles) = (
+    let (mut raw, mut norm, mut needles, mut shell) = (
+        Patterns::default(),
         Patterns::default(),
         Patterns::default(),
         Patterns::default(),
@@ -202,6 +205,7 @@ fn build_arg(
                     needles.add(n.clone(), id);
                 }
             }
+            CondTest::Shell(pattern) => shell.add(pattern.clone(), id),
             CondTest::Str { pattern, negated } => {
                 if *negated {
                     m.negated.push(id);
@@ -236,6 +240,21 @@ fn build_arg(
         m.needles = Some(PatternConds {
             matcher: shared.needles(needles.sources)?,
             conds: Csr::from_rows(needles.conds),
+        });
+    }
+    if !shell.sources.is_empty() {
+        m.shell_conds = shell
+            .index
+            .values()
+            .flat_map(|&i| shell.conds[i].clone())
+            .collect();
+        m.shell_conds.sort_unstable();
+        m.shell = Some(PatternConds {
+            matcher: ShellPatterns::new(shell.sources).map_err(|e| DfaError {
+                message: e.to_string(),
+                too_large: false,
+            })?,
+            conds: Csr::from_rows(shell.conds),
         });
     }
     Ok(m)

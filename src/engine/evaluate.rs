@@ -117,6 +117,9 @@ struct Scratch {
     hits: Vec<u32>,
     dfa: Vec<u32>,
     value: Vec<u32>,
+    /// Conditions one value satisfies in the deny sense only (`shell` patterns read
+    /// generously, and every `shell` condition when the command is unreadable).
+    deny_only: Vec<u32>,
     common: Vec<u32>,
     seen: BitSet,
 }
@@ -129,6 +132,7 @@ impl Scratch {
         hits: Vec::new(),
         dfa: Vec::new(),
         value: Vec::new(),
+        deny_only: Vec::new(),
         common: Vec::new(),
         seen: BitSet::EMPTY,
     };
@@ -328,6 +332,29 @@ impl Group {
     }
 }
 
+/// The `shell` conditions one command line satisfies: read strictly for allows (one simple
+/// command, or nothing), generously for denies (every command it can see; when anything is
+/// unreadable, every `shell` condition, so a deny fails closed).
+fn shell_hits(
+    sh: &crate::program::group::PatternConds<crate::program::group::ShellPatterns>,
+    text: &str,
+    s: &mut Scratch,
+) {
+    if let Ok(m) = sh.matcher.set.allow_matches(text) {
+        for id in m.iter() {
+            extend_small(&mut s.value, sh.conds.row(id));
+        }
+    }
+    let d = sh.matcher.set.deny_matches(text);
+    if d.unreadable.is_some() {
+        extend_small(&mut s.deny_only, sh.conds.items());
+    } else {
+        for id in d.matches.iter() {
+            extend_small(&mut s.deny_only, sh.conds.row(id));
+        }
+    }
+}
+
 impl Judge<'_> {
     /// Judges one argument into the scratch bitsets; `None` when a matcher failed.
     fn judge(
@@ -348,6 +375,9 @@ impl Judge<'_> {
             };
             // Deny: some value satisfies.
             for &c in &s.value {
+                s.deny.insert(c);
+            }
+            for &c in &s.deny_only {
                 s.deny.insert(c);
             }
             if unreadable_path {
@@ -390,9 +420,13 @@ impl Judge<'_> {
     /// allow sense, `present` excepted. Returns whether the value is unreadable as a path.
     fn value_hits(&self, arg: &ArgMatcher, value: &Value, s: &mut Scratch) -> Option<bool> {
         s.value.clear();
+        s.deny_only.clear();
         let mut unreadable_path = false;
         match value {
             Value::String(text) => {
+                if let Some(sh) = &arg.shell {
+                    shell_hits(sh, text, s);
+                }
                 if let Some(r) = &arg.raw {
                     s.hits.clear();
                     if !r
@@ -444,8 +478,13 @@ impl Judge<'_> {
                     );
                 }
                 unreadable_path = true;
+                // Not a command line: a `shell` deny fails closed.
+                s.deny_only.extend_from_slice(&arg.shell_conds);
             }
-            _ => unreadable_path = true,
+            _ => {
+                unreadable_path = true;
+                s.deny_only.extend_from_slice(&arg.shell_conds);
+            }
         }
         s.value.sort_unstable();
         s.value.dedup();

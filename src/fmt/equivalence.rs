@@ -67,6 +67,7 @@ pub(super) fn strip_cond(c: &Condition) -> Condition {
             CondOp::In(v) => CondOp::In(lits(v)),
             CondOp::Glob(s) => CondOp::Glob(strip_lit(s)),
             CondOp::Regex(s) => CondOp::Regex(strip_lit(s)),
+            CondOp::Shell(s) => CondOp::Shell(strip_lit(s)),
             CondOp::Contains(s) => CondOp::Contains(strip_lit(s)),
             CondOp::ContainsAny(v) => CondOp::ContainsAny(lits(v)),
         },

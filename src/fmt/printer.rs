@@ -364,6 +364,7 @@ impl<'t> Printer<'t> {
             CondOp::Num(op, _, span) => format!("{} {}", op.as_str(), self.slice(*span)),
             CondOp::In(items) => format!("in {}", list(items)),
             CondOp::Glob(s) | CondOp::Regex(s) => format!("matches {}", self.slice(s.span)),
+            CondOp::Shell(s) => format!("matches shell {}", self.slice(s.span)),
             CondOp::Contains(s) => format!("contains {}", self.slice(s.span)),
             CondOp::ContainsAny(items) => format!("contains any {}", list(items)),
         };

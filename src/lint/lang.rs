@@ -330,7 +330,9 @@ impl ValueSet {
     /// about the argument rather than its values.
     pub(crate) fn of(test: &CondTest, effect: Effect) -> Option<ValueSet> {
         Some(match test {
-            CondTest::Present => return None,
+            // `shell` conditions are judged on parsed words, not on a language of strings:
+            // undecided, so no lint claims anything about them.
+            CondTest::Present | CondTest::Shell(_) => return None,
             CondTest::Num(op, n) => ValueSet {
                 strings: StrSet::None,
                 numbers: numbers_of(*op, *n),

@@ -13,6 +13,7 @@ pub static LINTS: &[&Lint] = &[
     &duplicate_permission::DUPLICATE_PERMISSION,
     &invalid_glob::INVALID_GLOB,
     &invalid_regex::INVALID_REGEX,
+    &invalid_shell_pattern::INVALID_SHELL_PATTERN,
     &needs_ignored::NEEDS_IGNORED,
     &path_not_normalizable::PATH_NOT_NORMALIZABLE,
     &path_pattern_not_normal::PATH_PATTERN_NOT_NORMAL,

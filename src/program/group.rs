@@ -23,6 +23,26 @@ pub(crate) struct PatternConds<M> {
     pub conds: Csr,
 }
 
+/// The `shell` patterns of one argument: their source text (what bundles store) and the
+/// pattern set built from it (rebuilt when a bundle is loaded).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct ShellPatterns {
+    pub sources: Vec<String>,
+    #[serde(skip)]
+    pub set: crate::shell::PatternSet,
+}
+
+impl ShellPatterns {
+    /// Parses the patterns into one set; pattern `i` is reported as `i`.
+    pub(crate) fn new(sources: Vec<String>) -> Result<ShellPatterns, crate::shell::PatternError> {
+        let mut set = crate::shell::PatternSet::new();
+        for s in &sources {
+            set.add(crate::shell::Pattern::parse(s)?);
+        }
+        Ok(ShellPatterns { sources, set })
+    }
+}
+
 /// Everything the rules of a group ask of one argument path.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct ArgMatcher {
@@ -37,6 +57,10 @@ pub(crate) struct ArgMatcher {
     pub norm: Option<PatternConds<PatternIndex>>,
     /// `contains` needles (an index into the engine's needle matchers).
     pub needles: Option<PatternConds<u32>>,
+    /// `shell` argv patterns, matched on the parsed command line.
+    pub shell: Option<PatternConds<ShellPatterns>>,
+    /// The `shell` conditions, ascending (an unreadable command fires them all in a deny).
+    pub shell_conds: Vec<u32>,
     /// Numeric comparisons.
     pub numeric: Vec<(u32, CmpOp, f64)>,
     /// `present` conditions.
@@ -176,6 +200,14 @@ impl Group {
                 )?;
                 index.matcher.validate(automata, rows)?;
             }
+            if let Some(sh) = &arg.shell {
+                check(
+                    sh.conds.is_valid(sh.matcher.sources.len(), n)
+                        && in_range(sh.conds.items())
+                        && in_range(&arg.shell_conds),
+                    "shell pattern table mismatch",
+                )?;
+            }
             if let Some(nd) = &arg.needles {
                 let m = needles
                     .get(nd.matcher as usize)
@@ -199,6 +231,11 @@ impl Group {
         for arg in &mut self.args {
             for index in [arg.raw.as_mut(), arg.norm.as_mut()].into_iter().flatten() {
                 index.matcher.rebuild().map_err(Invalid::from)?;
+            }
+            if let Some(sh) = arg.shell.as_mut() {
+                let sources = std::mem::take(&mut sh.matcher.sources);
+                sh.matcher = ShellPatterns::new(sources)
+                    .map_err(|_| Invalid("a shell pattern of the bundle does not parse"))?;
             }
         }
         Ok(())

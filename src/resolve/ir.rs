@@ -295,6 +295,9 @@ pub enum CondTest {
     Contains(Vec<String>),
     /// A numeric comparison.
     Num(CmpOp, f64),
+    /// `matches shell "..."`: the value parsed as a shell command line and matched against an
+    /// argv pattern (the pattern text, validated by the resolver).
+    Shell(String),
 }
 
 /// A string pattern.

@@ -583,6 +583,13 @@ impl Resolver<'_> {
                     return None;
                 }
             },
+            CondOp::Shell(p) => match crate::shell::Pattern::parse(&p.value) {
+                Ok(_) => CondTest::Shell(p.value.clone()),
+                Err(e) => {
+                    self.diags.push(invalid_shell_pattern(p, &e, self.sources));
+                    return None;
+                }
+            },
             CondOp::Regex(r) => {
                 if let Err(d) = validate_regex(r, self.sources) {
                     self.diags.push(*d);
@@ -738,6 +745,34 @@ fn path_not_normal_warning(g: &ast::StrLit, normal: &str) -> Diagnostic {
     ))
 }
 
+/// A `shell` pattern that does not parse, pointing into the literal.
+fn invalid_shell_pattern(
+    p: &ast::StrLit,
+    e: &crate::shell::PatternError,
+    sources: &SourceMap,
+) -> Diagnostic {
+    Diagnostic::error(
+        "toolgate::invalid_shell_pattern",
+        literal_span(p, e.span.clone(), sources),
+        format!("invalid shell pattern `{}`: {}", p.value, e.message),
+    )
+    .with_label("not a valid argv pattern")
+    .with_help("a shell pattern is words matched one by one: each word a glob (`*`, `?`, `[...]` within the word), `...` for any remaining words, `-{r,f}` for flags in any spelling; see docs/language.md")
+}
+
+/// The span of a byte range of a string literal's decoded value, in the source.
+fn literal_span(g: &ast::StrLit, r: std::ops::Range<usize>, sources: &SourceMap) -> Span {
+    let body_start = g.span.start + 1; // the opening quote
+    let body = sources.slice(Span::new(
+        g.span.file,
+        body_start,
+        g.span.end.saturating_sub(1).max(body_start),
+    ));
+    let start = body_start + crate::syntax::literal::string_offset_in_body(body, r.start);
+    let end = body_start + crate::syntax::literal::string_offset_in_body(body, r.end);
+    Span::new(g.span.file, start, end.max(start + 1).min(g.span.end))
+}
+
 /// A path pattern that no normalized path can match as written (`..` above `/`, `**/..`).
 fn path_not_normalizable_error(
     g: &ast::StrLit,
@@ -745,17 +780,7 @@ fn path_not_normalizable_error(
     sources: &SourceMap,
 ) -> Diagnostic {
     let span = match &e.range {
-        Some(r) => {
-            let body_start = g.span.start + 1; // the opening quote
-            let body = sources.slice(Span::new(
-                g.span.file,
-                body_start,
-                g.span.end.saturating_sub(1).max(body_start),
-            ));
-            let start = body_start + crate::syntax::literal::string_offset_in_body(body, r.start);
-            let end = body_start + crate::syntax::literal::string_offset_in_body(body, r.end);
-            Span::new(g.span.file, start, end.max(start + 1).min(g.span.end))
-        }
+        Some(r) => literal_span(g, r.clone(), sources),
         None => g.span,
     };
     Diagnostic::error(

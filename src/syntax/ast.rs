@@ -259,6 +259,8 @@ pub enum CondOp {
     Glob(StrLit),
     /// `matches re"regex"`
     Regex(StrLit),
+    /// `matches shell "argv pattern"`
+    Shell(StrLit),
     /// `contains "s"`
     Contains(StrLit),
     /// `contains any ["a", "b"]`

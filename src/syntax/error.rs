@@ -216,6 +216,7 @@ fn describe(r: Rule) -> &'static str {
         R::name | R::ident => "a name",
         R::string | R::string_body => "a string",
         R::regex | R::regex_body => "a regex",
+        R::shell_pattern | R::kw_shell => "a shell pattern such as `shell \"git log ...\"`",
         R::number => "a number",
         R::permission => "a permission such as `fs:read`",
         R::params | R::param => "an argument list",

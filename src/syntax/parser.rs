@@ -451,6 +451,12 @@ impl Ctx {
             Rule::in_list => CondOp::In(inner.next().map(|l| self.strings(l)).unwrap_or_default()),
             Rule::matches => match inner.next() {
                 Some(p) if p.as_rule() == Rule::regex => CondOp::Regex(self.regex(p)),
+                Some(p) if p.as_rule() == Rule::shell_pattern => CondOp::Shell(
+                    p.into_inner()
+                        .find(|q| q.as_rule() == Rule::string)
+                        .map(|s| self.string(s))
+                        .unwrap_or_else(empty_lit),
+                ),
                 Some(p) => CondOp::Glob(self.string(p)),
                 None => CondOp::Present,
             },

@@ -23,6 +23,10 @@ pub enum Cond {
     Regex(regex::Regex),
     ContainsAny(Vec<String>),
     Num(CmpOp, f64),
+    /// A `shell` argv pattern. The command-line reading is `toolgate::shell`'s (its own corpus
+    /// and properties test it); what the reference models is how a reading decides: strictly
+    /// for an allow, generously and failing closed for a deny, and never on a non-string.
+    Shell(Box<toolgate::shell::PatternSet>),
 }
 
 fn glob(g: &str) -> GlobMatcher {
@@ -260,6 +264,11 @@ impl Cond {
                 }
             }
             CondOp::Glob(g) => Cond::Glob(glob(&g.value)),
+            CondOp::Shell(p) => {
+                let mut set = toolgate::shell::PatternSet::new();
+                set.add(toolgate::shell::Pattern::parse(&p.value).expect("a valid shell pattern"));
+                Cond::Shell(Box::new(set))
+            }
         }
     }
 
@@ -283,6 +292,11 @@ impl Cond {
             },
             Cond::Regex(r) => s.is_some_and(|s| r.is_match(s)),
             Cond::ContainsAny(needles) => s.is_some_and(|s| needles.iter().any(|n| s.contains(n))),
+            Cond::Shell(set) => match s {
+                None => deny,
+                Some(s) if deny => set.deny_matches(s).fires(0),
+                Some(s) => set.allow_matches(s).is_ok_and(|m| m.contains(0)),
+            },
             Cond::Num(op, n) => match v {
                 Value::Number(x) => {
                     let x = x.as_f64().expect("a JSON number is an f64");

@@ -7,6 +7,7 @@ pub mod duplicate_definition;
 pub mod duplicate_permission;
 pub mod invalid_glob;
 pub mod invalid_regex;
+pub mod invalid_shell_pattern;
 pub mod needs_ignored;
 pub mod path_not_normalizable;
 pub mod path_pattern_not_normal;
