@@ -480,7 +480,10 @@ pub fn find(program: &str) -> Option<&'static Wrapper> {
 
 /// The last path component of a command word (`/bin/rm` -> `rm`).
 pub fn basename(program: &str) -> &str {
-    program.rsplit('/').next().unwrap_or(program)
+    match program.as_bytes().iter().rposition(|&b| b == b'/') {
+        Some(i) => program.get(i + 1..).unwrap_or(program),
+        None => program,
+    }
 }
 
 /// What a wrapper runs.

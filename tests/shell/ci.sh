@@ -7,5 +7,5 @@ cd "$(dirname "$0")/../.."
 
 export CARGO_TERM_COLOR=never
 cargo test --test shell
-cargo test --doc shell::
+cargo test --doc shell
 cargo test --bench shell
