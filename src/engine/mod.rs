@@ -167,8 +167,8 @@ impl Engine {
     /// let engine = toolgate::load::engine_from_str("p.policy", include_str!("../../policies/example.policy")).unwrap();
     /// let d = engine.decide_explained(&toolgate::Request::new("code-assistant", "Bash").args(json!({"command": "sudo ls"})));
     /// let trace = d.explanation.unwrap();
-    /// assert_eq!(trace.rules.len(), 2);
-    /// assert_eq!(trace.rules[1].outcome, "fired");
+    /// assert_eq!(trace.rules.len(), 4);
+    /// assert_eq!(trace.rules[3].outcome, "fired"); // `deny Bash where command matches shell "sudo ..."`
     /// ```
     pub fn decide_explained(&self, req: &Request) -> Decision<'_> {
         self.decide_guarded(req, true)

@@ -134,6 +134,7 @@ pub fn run(policy: &Policy, errors: &[Span]) -> Diagnostics {
     rules::unsatisfiable_condition::check(&mut cx, &mut out);
     rules::unanchored_regex::check(&mut cx, &mut out);
     rules::substring_allow::check(&mut cx, &mut out);
+    rules::command_as_text::check(&mut cx, &mut out);
     rules::unused_grant::check(&mut cx, &mut out);
     rules::redundant_grant::check(&mut cx, &mut out);
     rules::unknown_name_in_test::check(&mut cx, &mut out);

@@ -7,6 +7,7 @@ use crate::diagnostic::Severity;
 /// Every lint, sorted by name. Each has its own file under `src/lint/rules/`.
 pub static LINTS: &[&Lint] = &[
     &alternatives_hide_path::ALTERNATIVES_HIDE_PATH,
+    &command_as_text::COMMAND_AS_TEXT,
     &dead_allow::DEAD_ALLOW,
     &deny_never_fires::DENY_NEVER_FIRES,
     &duplicate_definition::DUPLICATE_DEFINITION,

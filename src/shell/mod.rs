@@ -23,7 +23,7 @@
 //! assert!(!deny.deny_matches("rm -i notes.txt").fires(rm));
 //! ```
 //!
-//! The language reference for the condition is docs/shell.md.
+//! The language reference for the condition is docs/language.md, section 10a.
 
 pub mod glob;
 pub mod options;

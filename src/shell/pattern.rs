@@ -5,7 +5,7 @@
 //! word (`*`, `?`, `[...]`); `...` (or `**`) as the last word matches any number of remaining
 //! words; `-{a,b}` matches the options of the remaining words when they include the flags `a`
 //! and `b` in any spelling (`-={a,b}`: exactly those flags); the other words then match the
-//! operands. See docs/shell.md.
+//! operands. See docs/language.md, section 10a.
 
 use std::fmt;
 use std::ops::Range;

@@ -1,7 +1,7 @@
 //! Programs that run other programs, in one table: how each one's inner command is found.
 //!
 //! A deny looks through every wrapper here (the wrapper's own command is matched too); an allow
-//! matches a wrapper only when its pattern names it. The table is documented in docs/shell.md.
+//! matches a wrapper only when its pattern names it. The table is documented in docs/language.md, section 10a.
 
 use std::sync::OnceLock;
 

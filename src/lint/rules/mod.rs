@@ -1,6 +1,7 @@
 //! One file per lint. Each file's doc comment is the lint's user documentation.
 
 pub mod alternatives_hide_path;
+pub mod command_as_text;
 pub mod dead_allow;
 pub mod deny_never_fires;
 pub mod duplicate_definition;

@@ -12,7 +12,7 @@ declare_lint! {
     /// Under `default allow` every call that no `deny` refuses is allowed already, so an
     /// `allow` rule changes no decision (only the reason, `allowed_by_rule` instead of
     /// `default_allow`). Its conditions look like restrictions but restrict nothing: a reader
-    /// may believe `allow Bash where command matches "npm *"` limits the shell, while every
+    /// may believe `allow Bash where command matches shell "npm ..."` limits the shell, while every
     /// other command is allowed by the default.
     ///
     /// ## Example
@@ -20,7 +20,7 @@ declare_lint! {
     /// tool Bash(command)
     /// agent helper {
     ///   default allow
-    ///   allow Bash where command matches "npm *"
+    ///   allow Bash where command matches shell "npm ..."
     /// }
     /// ```
     ///
@@ -28,7 +28,7 @@ declare_lint! {
     /// ```policy
     /// tool Bash(command)
     /// agent helper {
-    ///   allow Bash where command matches "npm *"
+    ///   allow Bash where command matches shell "npm ..."
     /// }
     /// ```
     pub static POINTLESS_ALLOW = {

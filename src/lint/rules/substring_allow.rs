@@ -54,7 +54,7 @@ pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
                     ),
                 )
                 .with_label("admits anything around the substring")
-                .with_help("match the whole value with `==`, `in` or a glob (`matches \"npm run *\"`); keep `contains` for `deny` rules"),
+                .with_help("match the whole value with `==`, `in` or a glob; for a shell command, parse it with `matches shell \"npm run *\"`; keep `contains` for `deny` rules"),
             );
         }
     }

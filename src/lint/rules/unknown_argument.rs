@@ -33,7 +33,7 @@ declare_lint! {
     /// ```policy
     /// tool Bash(command, timeout?)
     /// agent builder {
-    ///   allow Bash where command matches "npm run *"
+    ///   allow Bash where command matches shell "npm run *"
     /// }
     /// ```
     pub static UNKNOWN_ARGUMENT = {
