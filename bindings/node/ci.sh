@@ -10,4 +10,4 @@ cd "$(dirname "$0")"
 npm ci --omit=optional --no-audit --no-fund
 npm run build
 npm test
-cargo clippy -p toolgate-node --all-targets -- -D warnings
+# fmt and clippy for every crate of the workspace run once, in .ci/run.

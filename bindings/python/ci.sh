@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI for bindings/python: lint the extension crate, install the package from source into
+# CI for bindings/python: install the package from source into
 # $VENV (pip builds the wheel with maturin), install the pinned test environment, and run
 # pytest. Run from the repository root after `cargo build --release` (the CLI-comparison
 # tests use target/release/toolgate).
@@ -9,8 +9,7 @@ cd "$(dirname "$0")/../.."
 : "${VENV:?set VENV to a Python 3.11 virtualenv}"
 PY="$VENV/bin/python"
 
-cargo fmt -p toolgate-python --check
-PYO3_PYTHON="$PY" cargo clippy -p toolgate-python --all-targets --no-deps -- -D warnings
+# fmt and clippy for every crate of the workspace run once, in .ci/run.
 
 "$PY" -m pip install --quiet --disable-pip-version-check -r bindings/python/requirements-test.txt
 "$PY" -m pip install --quiet --disable-pip-version-check ./bindings/python
