@@ -15,7 +15,8 @@ use crate::upstream::Upstream;
 /// Longest description kept in a comment, per tool, in lines.
 const MAX_COMMENT_LINES: usize = 3;
 
-/// A tool's arguments from its input schema: `(name, required)` in schema order.
+/// A tool's arguments from its input schema: `(name, required)`, required ones first, each
+/// group in the order the schema object yields them.
 pub fn schema_args(tool: &Tool) -> Vec<(String, bool)> {
     let required: Vec<&str> = tool
         .input_schema
@@ -23,7 +24,8 @@ pub fn schema_args(tool: &Tool) -> Vec<(String, bool)> {
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    tool.input_schema
+    let mut args: Vec<(String, bool)> = tool
+        .input_schema
         .get("properties")
         .and_then(Value::as_object)
         .map(|props| {
@@ -32,7 +34,9 @@ pub fn schema_args(tool: &Tool) -> Vec<(String, bool)> {
                 .map(|k| (k.clone(), required.contains(&k.as_str())))
                 .collect()
         })
-        .unwrap_or_default()
+        .unwrap_or_default();
+    args.sort_by_key(|(_, required)| !required);
+    args
 }
 
 fn is_ident(s: &str) -> bool {

@@ -8,6 +8,7 @@ use std::time::Duration;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::from_fn_with_state;
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use axum::Router;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -147,6 +148,11 @@ pub async fn start(shared: Arc<Shared>, mode: Mode) -> Result<Running, String> {
     let addr = listener
         .local_addr()
         .map_err(|e| format!("cannot read the listening address: {e}"))?;
+    // Responses are written in several small pieces (headers, SSE events): without TCP_NODELAY,
+    // Nagle's algorithm and the peer's delayed ACK stall each call by about 40 ms.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let s = stop.clone();
     let server = tokio::spawn(async move {
         let r = axum::serve(listener, app)
