@@ -38,6 +38,10 @@ const SCAN_BUCKETS: usize = 16;
 /// repetitions of Unicode classes (`\w{1,40}`) are far above.
 const DFA_SIZE_ESTIMATE_BUDGET: usize = 4_000;
 
+/// The estimated automaton size (see [`estimated_size`]) of the patterns one fallback regex
+/// takes: well inside the `regex` crate's default size limit.
+const FALLBACK_CHUNK_ESTIMATE: usize = 150_000;
+
 /// A bucket in the making: its prefix and the suffixes of its patterns with their indices.
 type Bucket = (Vec<u8>, Vec<(Hir, u32)>);
 
@@ -174,7 +178,11 @@ fn fallback_regex(sources: &[String]) -> Result<meta::Regex, DfaError> {
         .configure(
             meta::Config::new()
                 .match_kind(MatchKind::All)
-                .which_captures(WhichCaptures::None),
+                .which_captures(WhichCaptures::None)
+                // Only the lazy DFA and the PikeVM answer a pattern set; the engines that need
+                // captures or a bounded input are not built.
+                .onepass(false)
+                .backtrack(false),
         )
         .syntax(
             syntax::Config::new()
@@ -194,7 +202,22 @@ fn fallback_regex(sources: &[String]) -> Result<meta::Regex, DfaError> {
 /// `regex` crate refuses too.
 fn fallback_regexes(sources: &[String]) -> Result<Vec<(meta::Regex, usize)>, DfaError> {
     let mut out = Vec::new();
-    let mut queue = vec![(0, sources.len())];
+    // Chunks whose estimated automata fit one regex comfortably, so that (nearly) every build
+    // succeeds the first time; a chunk that still fails is halved.
+    let mut queue = Vec::new();
+    let (mut lo, mut weight) = (0, 0usize);
+    for (i, source) in sources.iter().enumerate() {
+        let w = parse(source).map_or(FALLBACK_CHUNK_ESTIMATE, |h| estimated_size(&h));
+        if i > lo && weight.saturating_add(w) > FALLBACK_CHUNK_ESTIMATE {
+            queue.push((lo, i));
+            (lo, weight) = (i, 0);
+        }
+        weight = weight.saturating_add(w);
+    }
+    if lo < sources.len() {
+        queue.push((lo, sources.len()));
+    }
+    queue.reverse();
     while let Some((lo, hi)) = queue.pop() {
         match fallback_regex(&sources[lo..hi]) {
             Ok(re) => out.push((re, lo)),
