@@ -1256,3 +1256,39 @@ fn gateway_subcommand_without_gateway_executable_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run"));
 }
+
+#[test]
+fn many_reports_of_one_lint_are_summarized_outside_check() {
+    let dir = TempDir::new().unwrap();
+    let mut text = String::from("tool t(p)\nagent a {\n");
+    for i in 0..10 {
+        text.push_str(&format!("  allow t where p matches \"src{i}/**\"\n"));
+    }
+    text.push_str("}\n");
+    let policy = write(&dir, "many.policy", &text);
+    let r = eval_stdin(&policy, &[], b"{\"agent\": \"a\", \"tool\": \"t\"}\n");
+    assert_eq!(r.code, 0);
+    assert_eq!(
+        r.stderr
+            .matches("toolgate::relative_glob_in_allow\n")
+            .count(),
+        3,
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains(
+            "... and 7 more `toolgate::relative_glob_in_allow` reports; `toolgate check` prints them all"
+        ),
+        "{}",
+        r.stderr
+    );
+    // check prints every one.
+    let r = run_p(&["check"], &[&policy], None);
+    assert_eq!(
+        r.stderr
+            .matches("toolgate::relative_glob_in_allow\n")
+            .count(),
+        10
+    );
+}

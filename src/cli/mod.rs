@@ -89,6 +89,33 @@ pub fn print_diagnostics(diags: &Diagnostics, sources: &SourceMap) {
     }
 }
 
+/// How many reports of one code `eval`, `tools`, `test` and `compile` print before they
+/// summarize the rest (`check` prints all).
+const REPORTS_PER_CODE: usize = 3;
+
+/// Prints the warnings found while loading a policy for another command than `check`: the
+/// first few of each code in full, then one line per code saying how many more there are.
+pub fn print_load_warnings(diags: &Diagnostics, sources: &SourceMap) {
+    let mut shown: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut out = String::new();
+    for d in diags.sorted() {
+        let n = shown.entry(d.code).or_default();
+        *n += 1;
+        if *n <= REPORTS_PER_CODE {
+            out.push_str(&d.render(sources, stderr_color(), 100));
+        }
+    }
+    for (code, n) in shown {
+        if n > REPORTS_PER_CODE {
+            out.push_str(&format!(
+                "... and {} more `{code}` reports; `toolgate check` prints them all\n",
+                n - REPORTS_PER_CODE
+            ));
+        }
+    }
+    eprint!("{out}");
+}
+
 /// Loads the policy at `paths`: a compiled bundle (a single file starting with the bundle
 /// magic bytes) or `.policy` files and folders, compiled. On failure prints why and returns
 /// the exit code. The resolved policy is returned for source input only.
@@ -99,7 +126,7 @@ pub fn load_engine(
     match toolgate::load::engine_from_paths(paths) {
         Ok(loaded) => {
             if let Some(policy) = &loaded.policy {
-                print_diagnostics(&loaded.warnings, &policy.sources);
+                print_load_warnings(&loaded.warnings, &policy.sources);
             }
             Ok((loaded.engine, loaded.policy))
         }
