@@ -44,7 +44,10 @@
 // a decision fails closed. (Tests are separate crates or `cfg(test)`, and may.) Indexing of
 // compiled tables is allowed: a loaded bundle is validated index by index before it answers,
 // and `decide` turns any panic into an `internal_error` deny.
-#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 pub mod bundle;
 pub mod diagnostic;
