@@ -403,6 +403,7 @@ fn plain_globs_that_look_like_paths_are_warned_about() {
         got,
         vec![
             ("toolgate::relative_glob_in_allow", "\"src/**\"".to_string()),
+            ("toolgate::relative_glob_in_deny", "\"tmp/*\"".to_string()),
             (
                 "toolgate::alternatives_hide_path",
                 "\"{/a,/b}/**\"".to_string()

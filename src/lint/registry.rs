@@ -22,6 +22,7 @@ pub static LINTS: &[&Lint] = &[
     &redundant_allow::REDUNDANT_ALLOW,
     &redundant_grant::REDUNDANT_GRANT,
     &relative_glob_in_allow::RELATIVE_GLOB_IN_ALLOW,
+    &relative_glob_in_deny::RELATIVE_GLOB_IN_DENY,
     &substring_allow::SUBSTRING_ALLOW,
     &target_matches_nothing::TARGET_MATCHES_NOTHING,
     &unanchored_regex::UNANCHORED_REGEX,

@@ -636,6 +636,16 @@ impl Resolver<'_> {
                 .with_label("matched as a plain string")
                 .with_help("a value such as `a/../../etc` is compared as written; anchor the pattern at `/` to make it a path pattern, which normalizes values and fails closed on relative ones"),
             );
+        } else if effect == Effect::Deny && (glob.contains('/') || glob.contains("**")) {
+            self.diags.push(
+                Diagnostic::warning(
+                    "toolgate::relative_glob_in_deny",
+                    g.span,
+                    format!("`{glob}` looks like a path, but plain globs are compared as written"),
+                )
+                .with_label("matched as a plain string, `*` stopping at `/`")
+                .with_help("a plain glob matches the whole value as written: `*/.ssh/*` misses `/home/bob/.ssh/id_rsa` and `a/./.ssh/x`; write a path pattern that starts with `/` (`/**/.ssh/**`), which normalizes values and fails closed on relative ones"),
+            );
         }
     }
 

@@ -16,6 +16,7 @@ pub mod pointless_allow;
 pub mod redundant_allow;
 pub mod redundant_grant;
 pub mod relative_glob_in_allow;
+pub mod relative_glob_in_deny;
 pub mod substring_allow;
 pub mod target_matches_nothing;
 pub mod unanchored_regex;
