@@ -31,9 +31,10 @@ fn with_dot_all(regex: &str) -> String {
     format!("(?s:{regex})")
 }
 
-fn build(glob: &str) -> Result<String, GlobError> {
+/// The regex of a glob with globset's semantics; `literal_separator`: `*` stops at `/`.
+fn globset_regex(glob: &str, literal_separator: bool) -> Result<String, GlobError> {
     globset::GlobBuilder::new(glob)
-        .literal_separator(true)
+        .literal_separator(literal_separator)
         .backslash_escape(true)
         .build()
         .map(|g| with_dot_all(g.regex()))
@@ -42,6 +43,10 @@ fn build(glob: &str) -> Result<String, GlobError> {
             range: None,
             not_normalizable: false,
         })
+}
+
+fn build(glob: &str) -> Result<String, GlobError> {
+    globset_regex(glob, true)
 }
 
 /// Translates a glob used in a `matches` condition. A path pattern is first put in the normal
@@ -85,16 +90,7 @@ pub fn translate(written: &str) -> Result<TranslatedGlob, GlobError> {
 /// Translates a glob over a tool or server name (no separators: `*` matches any run of
 /// characters).
 pub fn translate_name(glob: &str) -> Result<String, GlobError> {
-    globset::GlobBuilder::new(glob)
-        .literal_separator(false)
-        .backslash_escape(true)
-        .build()
-        .map(|g| with_dot_all(g.regex()))
-        .map_err(|e| GlobError {
-            message: e.kind().to_string(),
-            range: None,
-            not_normalizable: false,
-        })
+    globset_regex(glob, false)
 }
 
 #[cfg(test)]
