@@ -18,6 +18,7 @@
 //! | engine | [`engine`] | holds a program; [`Request`] to [`Decision`] |
 //! | lint | `lint` (internal) | `check`'s analyses: unreachable, redundant and dead rules, risky patterns |
 //! | testing | [`testing`] | runs a policy's `test` blocks |
+//! | review | [`review`] | effective permissions (`matrix`) and semantic differences (`diff`) |
 //! | fmt | [`fmt`] | canonical formatting, checked by re-parsing |
 //!
 //! ## Example
@@ -60,6 +61,7 @@ pub mod pattern;
 pub mod program;
 pub mod reason;
 pub mod resolve;
+pub mod review;
 /// Shell-aware command matching for `ARG matches shell "PATTERN"`.
 pub mod shell;
 pub mod source;
