@@ -293,7 +293,7 @@ pub fn engine_from_sources(
 /// that fails its own validation (a compiler bug: its bundle would not load) is an error.
 fn compile_engine(policy: &Policy) -> Result<Engine, Diagnostics> {
     let program = crate::compile::compile(policy)?;
-    Engine::from_program(&program).map_err(|e| {
+    Engine::from_program(program).map_err(|e| {
         let file = policy.sources.files().next().map(|(id, _)| id);
         let mut diags = Diagnostics::new();
         if let Some(file) = file {

@@ -202,8 +202,18 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Program, String), BundleError> {
 
 /// Decodes, validates and rebuilds a program from a payload.
 pub(crate) fn decode_payload(payload: &[u8]) -> Result<Program, BundleError> {
+    decode_payload_reusing(payload, Vec::new())
+}
+
+/// [`decode_payload`] for the payload of a program just compiled: the fallback regexes taken
+/// from it ([`Program::take_fallbacks`]) are reused rather than built again.
+pub(crate) fn decode_payload_reusing(
+    payload: &[u8],
+    fallbacks: Vec<Option<crate::program::index::BuiltFallback>>,
+) -> Result<Program, BundleError> {
     let mut program: Program = postcard::from_bytes(payload)
         .map_err(|e| err(BundleErrorKind::Malformed(e.to_string())))?;
+    program.reuse_fallbacks(fallbacks);
     program
         .validate_and_rebuild()
         .map_err(|m| err(BundleErrorKind::Inconsistent(m.to_string())))?;

@@ -80,9 +80,12 @@ impl Engine {
     ///
     /// A [`BundleError`] when the compiled program fails its own validation: a compiler bug,
     /// reported rather than kept working in memory with a bundle that would not load.
-    pub(crate) fn from_program(program: &Program) -> Result<Engine, BundleError> {
-        let payload = crate::bundle::payload(program);
-        let program = crate::bundle::decode_payload(&payload)?;
+    pub(crate) fn from_program(mut program: Program) -> Result<Engine, BundleError> {
+        let payload = crate::bundle::payload(&program);
+        // The fallback regexes (built while compiling, which is where a pattern too large for
+        // them is reported) move over rather than being built twice.
+        let fallbacks = program.take_fallbacks();
+        let program = crate::bundle::decode_payload_reusing(&payload, fallbacks)?;
         Ok(Engine {
             program,
             policy_hash: crate::bundle::payload_hash(&payload),

@@ -224,6 +224,16 @@ impl Group {
         )
     }
 
+    /// The pattern indexes of the group's arguments, in a fixed order.
+    pub(crate) fn pattern_indexes_mut(&mut self) -> impl Iterator<Item = &mut PatternIndex> {
+        self.args.iter_mut().flat_map(|arg| {
+            [arg.raw.as_mut(), arg.norm.as_mut()]
+                .into_iter()
+                .flatten()
+                .map(|index| &mut index.matcher)
+        })
+    }
+
     /// Rebuilds what bundles do not carry (the pattern indexes' search state and the derived
     /// tables), once the stored tables are validated.
     pub(crate) fn rebuild(&mut self) -> Result<(), Invalid> {

@@ -18,10 +18,9 @@
 
 use super::csr::Csr;
 use super::dfa::{Dfa, DfaError, DfaLimits};
+use super::fallback::{fallback_regexes, FallbackRegex};
 use super::Invalid;
-use regex_automata::{
-    meta, nfa::thompson::WhichCaptures, util::syntax, Input, MatchKind, PatternSet,
-};
+use regex_automata::PatternSet;
 use regex_syntax::hir::{Hir, HirKind, Look};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -37,10 +36,6 @@ const SCAN_BUCKETS: usize = 16;
 /// it goes to the fallback regex. Globs and ASCII regexes stay far below it; bounded
 /// repetitions of Unicode classes (`\w{1,40}`) are far above.
 const DFA_SIZE_ESTIMATE_BUDGET: usize = 4_000;
-
-/// The estimated automaton size (see [`estimated_size`]) of the patterns one fallback regex
-/// takes: well inside the `regex` crate's default size limit.
-const FALLBACK_CHUNK_ESTIMATE: usize = 150_000;
 
 /// A bucket in the making: its prefix and the suffixes of its patterns with their indices.
 type Bucket = (Vec<u8>, Vec<(Hir, u32)>);
@@ -92,7 +87,13 @@ struct Fallback {
     /// The regexes over `sources`, each with the offset of its first pattern in `sources`
     /// (several when one would exceed the regex size limit).
     #[serde(skip)]
-    regexes: Vec<(meta::Regex, usize)>,
+    regexes: Vec<(FallbackRegex, usize)>,
+}
+
+/// Fallback regexes taken from a compiled index, with the sources they match.
+pub(crate) struct BuiltFallback {
+    sources: Vec<String>,
+    regexes: Vec<(FallbackRegex, usize)>,
 }
 
 /// Which of a set of patterns match a value.
@@ -113,7 +114,8 @@ pub struct PatternIndex {
     fallback: Option<Fallback>,
 }
 
-fn parse(pattern: &str) -> Result<Hir, DfaError> {
+/// Parses a pattern's source the way every automaton of an index reads it.
+pub(crate) fn parse(pattern: &str) -> Result<Hir, DfaError> {
     regex_syntax::ParserBuilder::new()
         .utf8(false)
         .nest_limit(crate::pattern::REGEX_NEST_LIMIT)
@@ -148,7 +150,7 @@ fn split_prefix(hir: &Hir) -> Option<(Vec<u8>, Hir)> {
 /// A cheap upper estimate of a pattern's automaton size, from its syntax alone: literals and
 /// classes count their bytes and ranges, repetitions multiply by their bound. Computed in one
 /// walk, so deciding to skip a DFA costs nothing like building one.
-fn estimated_size(hir: &Hir) -> usize {
+pub(crate) fn estimated_size(hir: &Hir) -> usize {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => 1,
         HirKind::Literal(l) => l.0.len(),
@@ -171,65 +173,6 @@ fn estimated_size(hir: &Hir) -> usize {
 fn needs_fallback(hir: &Hir) -> bool {
     hir.properties().look_set().contains_word_unicode()
         || estimated_size(hir) > DFA_SIZE_ESTIMATE_BUDGET
-}
-
-fn fallback_regex(sources: &[String]) -> Result<meta::Regex, DfaError> {
-    meta::Builder::new()
-        .configure(
-            meta::Config::new()
-                .match_kind(MatchKind::All)
-                .which_captures(WhichCaptures::None)
-                // Only the lazy DFA and the PikeVM answer a pattern set; the engines that need
-                // captures or a bounded input are not built.
-                .onepass(false)
-                .backtrack(false),
-        )
-        .syntax(
-            syntax::Config::new()
-                .utf8(false)
-                .nest_limit(crate::pattern::REGEX_NEST_LIMIT),
-        )
-        .build_many(sources)
-        .map_err(|e| DfaError {
-            too_large: e.size_limit().is_some(),
-            message: e.to_string(),
-        })
-}
-
-/// The fallback regexes over `sources`: as few as fit the regex size limits (a set over them
-/// is split in halves), each with the offset of its first pattern. Deterministic, so a loaded
-/// bundle rebuilds the same split. Fails only for a single pattern over the limits, which the
-/// `regex` crate refuses too.
-fn fallback_regexes(sources: &[String]) -> Result<Vec<(meta::Regex, usize)>, DfaError> {
-    let mut out = Vec::new();
-    // Chunks whose estimated automata fit one regex comfortably, so that (nearly) every build
-    // succeeds the first time; a chunk that still fails is halved.
-    let mut queue = Vec::new();
-    let (mut lo, mut weight) = (0, 0usize);
-    for (i, source) in sources.iter().enumerate() {
-        let w = parse(source).map_or(FALLBACK_CHUNK_ESTIMATE, |h| estimated_size(&h));
-        if i > lo && weight.saturating_add(w) > FALLBACK_CHUNK_ESTIMATE {
-            queue.push((lo, i));
-            (lo, weight) = (i, 0);
-        }
-        weight = weight.saturating_add(w);
-    }
-    if lo < sources.len() {
-        queue.push((lo, sources.len()));
-    }
-    queue.reverse();
-    while let Some((lo, hi)) = queue.pop() {
-        match fallback_regex(&sources[lo..hi]) {
-            Ok(re) => out.push((re, lo)),
-            Err(e) if e.too_large && hi - lo > 1 => {
-                let mid = lo + (hi - lo) / 2;
-                queue.push((mid, hi));
-                queue.push((lo, mid));
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(out)
 }
 
 impl PatternIndex {
@@ -355,12 +298,35 @@ impl PatternIndex {
         self.prefix_bytes.get(start..end).unwrap_or(&[])
     }
 
-    /// Rebuilds what is not serialized (the fallback regex).
+    /// Rebuilds what is not serialized (the fallback regexes), unless it is already built
+    /// (a program fresh from the compiler).
     pub fn rebuild(&mut self) -> Result<(), DfaError> {
-        if let Some(f) = self.fallback.as_mut() {
+        if let Some(f) = self.fallback.as_mut().filter(|f| f.regexes.is_empty()) {
             f.regexes = fallback_regexes(&f.sources)?;
         }
         Ok(())
+    }
+
+    /// Takes out the fallback regexes built for this index, with the sources they were built
+    /// from (for [`PatternIndex::reuse_fallback`]).
+    pub(crate) fn take_fallback(&mut self) -> Option<BuiltFallback> {
+        let f = self.fallback.as_mut()?;
+        let regexes = std::mem::take(&mut f.regexes);
+        (!regexes.is_empty()).then(|| BuiltFallback {
+            sources: f.sources.clone(),
+            regexes,
+        })
+    }
+
+    /// Puts back fallback regexes built for an index with the same fallback sources (this
+    /// index decoded from the bundle of the one they came from), so that [`Self::rebuild`]
+    /// does not build them again. Regexes built from other sources are dropped.
+    pub(crate) fn reuse_fallback(&mut self, built: BuiltFallback) {
+        if let Some(f) = self.fallback.as_mut() {
+            if f.regexes.is_empty() && f.sources == built.sources {
+                f.regexes = built.regexes;
+            }
+        }
     }
 
     /// Checks that the prefixes are sorted and consistent, every DFA reference is in range,
@@ -486,7 +452,7 @@ impl PatternIndex {
             }
             for (re, offset) in &f.regexes {
                 let mut set = PatternSet::new(re.pattern_len());
-                re.which_overlapping_matches(&Input::new(value), &mut set);
+                re.which_match(value, &mut set);
                 out.extend(
                     set.iter()
                         .filter_map(|p| f.patterns.get(offset + p.as_usize())),

@@ -11,6 +11,7 @@ pub mod bitset;
 pub mod catalog;
 pub mod csr;
 pub mod dfa;
+mod fallback;
 pub mod group;
 pub mod index;
 pub mod needle_table;
@@ -24,7 +25,7 @@ pub use rule::RuleRef;
 use agent::AgentRt;
 use catalog::Catalog;
 use group::Group;
-use index::Automata;
+use index::{Automata, BuiltFallback, PatternIndex};
 use needles::NeedleMatcher;
 use perms::PermTable;
 use rule::RuleRt;
@@ -117,6 +118,29 @@ impl Program {
             )?;
         }
         Ok(())
+    }
+
+    /// Takes out the fallback regexes built while compiling, in a fixed order, so that the
+    /// program decoded from this one's bundle can reuse them ([`Program::reuse_fallbacks`])
+    /// instead of building them a second time.
+    pub(crate) fn take_fallbacks(&mut self) -> Vec<Option<BuiltFallback>> {
+        let groups = self.groups.iter_mut();
+        groups
+            .flat_map(Group::pattern_indexes_mut)
+            .map(PatternIndex::take_fallback)
+            .collect()
+    }
+
+    /// Puts back what [`Program::take_fallbacks`] took from the program this one was decoded
+    /// from; what does not fit (other sources) is left for the rebuild.
+    pub(crate) fn reuse_fallbacks(&mut self, built: Vec<Option<BuiltFallback>>) {
+        let groups = self.groups.iter_mut();
+        let indexes = groups.flat_map(Group::pattern_indexes_mut);
+        for (index, built) in indexes.zip(built) {
+            if let Some(built) = built {
+                index.reuse_fallback(built);
+            }
+        }
     }
 
     /// Checks each agent's tables against the catalog (or its targets), and rebuilds the agent
