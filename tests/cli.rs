@@ -1059,6 +1059,25 @@ fn tools_unknown_agent() {
 }
 
 #[test]
+fn tools_omits_a_host_tool_no_request_can_reach() {
+    // `status` is a host tool and a tool of server `git`: a request naming no server is
+    // `ambiguous_tool`, and none can name the host, so the host tool is not listed.
+    let dir = TempDir::new().unwrap();
+    let policy = write(
+        &dir,
+        "p.policy",
+        "server git { tool status needs fs:read }\ntool status needs fs:read\ntool log needs fs:read\n\
+         agent dev {\n  grant fs:read\n  allow *\n}\n",
+    );
+    let r = run_p(&["tools", "--agent", "dev"], &[&policy], None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let listed: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(listed, ["git.status", "log"]);
+    let r = eval_stdin(&policy, &[], br#"{"agent": "dev", "tool": "status"}"#);
+    assert_eq!(r.json_lines()[0]["reason"], "ambiguous_tool");
+}
+
+#[test]
 fn tools_policy_errors_and_io() {
     let dir = TempDir::new().unwrap();
     let bad = write(

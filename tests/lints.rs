@@ -165,6 +165,7 @@ fn every_warning_on_the_corpus_is_a_known_true_positive() {
         ("globs.policy", 66, "toolgate::relative_glob_in_deny"),
         ("globs.policy", 70, "toolgate::relative_glob_in_deny"),
         ("grants.policy", 62, "toolgate::unreachable_rule"),
+        ("order.policy", 20, "toolgate::unreachable_host_tool"),
         ("rules.policy", 24, "toolgate::command_as_text"),
         ("rules.policy", 30, "toolgate::command_as_text"),
         ("rules.policy", 35, "toolgate::command_as_text"),

@@ -271,7 +271,14 @@ fn catalog_tables(
             let removed = members
                 .iter()
                 .any(|(_, r)| r.effect == Effect::Deny && r.conditions.is_empty());
+            // A host tool that shares its name with a server's tool cannot be called: a
+            // request without a server is `ambiguous_tool`, and none can name the host.
+            let callable = tools[t].server.is_some()
+                || by_name
+                    .get(&tools[t].name)
+                    .is_some_and(|ids| ids.len() == 1);
             if missing.is_none()
+                && callable
                 && (targeted_by_allow || agent.default == Effect::Allow)
                 && !removed
             {

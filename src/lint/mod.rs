@@ -139,6 +139,7 @@ pub fn run(policy: &Policy, errors: &[Span]) -> Diagnostics {
     rules::redundant_grant::check(&mut cx, &mut out);
     rules::unknown_name_in_test::check(&mut cx, &mut out);
     rules::unknown_argument::check(&mut cx, &mut out);
+    rules::unreachable_host_tool::check(&mut cx, &mut out);
     let mut diags = Diagnostics::new();
     diags.extend(out);
     diags

@@ -2,6 +2,7 @@
 //! targets with did-you-mean), validates permissions, globs and regexes, and reports every
 //! problem as a diagnostic.
 
+mod collision;
 pub mod ir;
 pub mod permission;
 pub mod suggest;
@@ -100,6 +101,7 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
             }
         }
     }
+    collision::check(&servers, &tools, &mut r.diags);
     let mut by_name: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
     for (i, tool) in tools.iter().enumerate() {
         by_name.entry(tool.name.as_str()).or_default().push(i);
