@@ -18,12 +18,12 @@
 //! as contradictory.
 
 use crate::pattern::path::normalize;
+use crate::pattern::size::{estimated_size, DENSE_ESTIMATE_BUDGET};
 use crate::resolve::{CondTest, NamePattern, StrPattern};
 use crate::syntax::ast::{CmpOp, Effect};
 use regex_automata::dfa::{dense, Automaton, StartKind};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::util::primitives::StateID;
-use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input, MatchKind};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::rc::Rc;
@@ -40,7 +40,28 @@ pub(crate) struct Lang {
 }
 
 impl Lang {
+    /// The pattern's DFA; `None` when it cannot be built within the limits, or when its
+    /// estimated size says it would be too large to compare quickly (the compiler sends such
+    /// a pattern to its lazy fallback too).
     fn build(pattern: &str) -> Option<Lang> {
+        let hir = regex_syntax::ParserBuilder::new()
+            .utf8(false)
+            .nest_limit(crate::pattern::REGEX_NEST_LIMIT)
+            .build()
+            .parse(pattern)
+            .ok()?;
+        if estimated_size(&hir) > DENSE_ESTIMATE_BUDGET {
+            return None;
+        }
+        let nfa = thompson::Compiler::new()
+            .configure(
+                thompson::Config::new()
+                    .utf8(false)
+                    .which_captures(WhichCaptures::None)
+                    .nfa_size_limit(Some(DFA_LIMIT)),
+            )
+            .build_from_hir(&hir)
+            .ok()?;
         let dfa = dense::Builder::new()
             .configure(
                 dense::Config::new()
@@ -50,18 +71,7 @@ impl Lang {
                     .dfa_size_limit(Some(DFA_LIMIT))
                     .determinize_size_limit(Some(DFA_LIMIT)),
             )
-            .syntax(
-                syntax::Config::new()
-                    .utf8(false)
-                    .nest_limit(crate::pattern::REGEX_NEST_LIMIT),
-            )
-            .thompson(
-                thompson::Config::new()
-                    .utf8(false)
-                    .which_captures(WhichCaptures::None)
-                    .nfa_size_limit(Some(DFA_LIMIT)),
-            )
-            .build(pattern)
+            .build_from_nfa(&nfa)
             .ok()?;
         let start = dfa
             .start_state_forward(&Input::new("").anchored(Anchored::Yes))

@@ -5,6 +5,7 @@
 
 pub mod glob;
 pub mod path;
+pub mod size;
 
 /// The deepest nesting a regex may have.
 ///

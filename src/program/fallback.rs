@@ -8,7 +8,7 @@
 //! the regexes are built when the program is compiled or loaded.
 
 use super::dfa::DfaError;
-use super::index::estimated_size;
+use crate::pattern::size::estimated_size;
 use regex_automata::hybrid;
 use regex_automata::nfa::thompson::{self, pikevm, WhichCaptures, NFA};
 use regex_automata::util::pool::Pool;

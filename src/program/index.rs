@@ -20,6 +20,7 @@ use super::csr::Csr;
 use super::dfa::{Dfa, DfaError, DfaLimits};
 use super::fallback::{fallback_regexes, FallbackRegex};
 use super::Invalid;
+use crate::pattern::size::{estimated_size, DENSE_ESTIMATE_BUDGET};
 use regex_automata::PatternSet;
 use regex_syntax::hir::{Hir, HirKind, Look};
 use serde::{Deserialize, Serialize};
@@ -31,11 +32,6 @@ const SHARD_PATTERNS: usize = 64;
 const MAX_NESTED_PREFIXES: usize = 8;
 /// With more buckets than this, the prefixes are found by a DFA walk instead of a scan.
 const SCAN_BUCKETS: usize = 16;
-
-/// Above this estimated automaton size (see [`estimated_size`]) a pattern is not determinized:
-/// it goes to the fallback regex. Globs and ASCII regexes stay far below it; bounded
-/// repetitions of Unicode classes (`\w{1,40}`) are far above.
-const DFA_SIZE_ESTIMATE_BUDGET: usize = 4_000;
 
 /// A bucket in the making: its prefix and the suffixes of its patterns with their indices.
 type Bucket = (Vec<u8>, Vec<(Hir, u32)>);
@@ -147,32 +143,10 @@ fn split_prefix(hir: &Hir) -> Option<(Vec<u8>, Hir)> {
     Some((lit.0.to_vec(), Hir::concat(subs[2..].to_vec())))
 }
 
-/// A cheap upper estimate of a pattern's automaton size, from its syntax alone: literals and
-/// classes count their bytes and ranges, repetitions multiply by their bound. Computed in one
-/// walk, so deciding to skip a DFA costs nothing like building one.
-pub(crate) fn estimated_size(hir: &Hir) -> usize {
-    match hir.kind() {
-        HirKind::Empty | HirKind::Look(_) => 1,
-        HirKind::Literal(l) => l.0.len(),
-        HirKind::Class(regex_syntax::hir::Class::Bytes(c)) => c.ranges().len(),
-        // A Unicode range is up to four bytes long in UTF-8, each a state.
-        HirKind::Class(regex_syntax::hir::Class::Unicode(c)) => c.ranges().len().saturating_mul(4),
-        HirKind::Repetition(r) => {
-            let copies = r.max.map_or(r.min.max(1), |m| m.max(1)) as usize;
-            estimated_size(&r.sub).saturating_mul(copies)
-        }
-        HirKind::Capture(c) => estimated_size(&c.sub),
-        HirKind::Concat(subs) | HirKind::Alternation(subs) => subs
-            .iter()
-            .map(estimated_size)
-            .fold(0usize, usize::saturating_add),
-    }
-}
-
 /// True when a pattern goes to the fallback regex rather than a DFA.
 fn needs_fallback(hir: &Hir) -> bool {
     hir.properties().look_set().contains_word_unicode()
-        || estimated_size(hir) > DFA_SIZE_ESTIMATE_BUDGET
+        || estimated_size(hir) > DENSE_ESTIMATE_BUDGET
 }
 
 impl PatternIndex {
