@@ -74,7 +74,7 @@ fn a_bundle_from_an_earlier_build_still_loads() {
     assert_eq!(d.reason.as_str(), "permission_missing");
     assert_eq!(d.permission.as_deref(), Some("net:http"));
     let (passed, failures) = toolgate::testing::run_compiled_tests(&engine);
-    assert_eq!((passed, failures.len()), (23, 0));
+    assert_eq!((passed, failures.len()), (28, 0));
     // Same policy, same build inputs (file names are part of the compiled policy: decisions
     // name the rule's file), same hash. Tests run in the package root.
     assert_eq!(

@@ -1105,7 +1105,7 @@ fn test_example_passes() {
     let r = run_p(&["test"], &[&example()], None);
     assert_eq!(r.code, 0, "{}", r.both());
     assert!(
-        r.stdout.lines().any(|l| l.trim() == "23 passed, 0 failed"),
+        r.stdout.lines().any(|l| l.trim() == "28 passed, 0 failed"),
         "{}",
         r.both()
     );

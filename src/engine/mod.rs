@@ -132,7 +132,7 @@ impl Engine {
     ///
     /// ```
     /// let engine = toolgate::load::engine_from_str("p.policy", include_str!("../../policies/example.policy")).unwrap();
-    /// assert_eq!(engine.test_cases().len(), 23);
+    /// assert_eq!(engine.test_cases().len(), 28);
     /// ```
     pub fn test_cases(&self) -> &[crate::resolve::TestCase] {
         &self.program.tests

@@ -1,6 +1,9 @@
 //! Running a policy's `test` blocks: each expectation is decided by the compiled engine and
 //! compared with the expected decision and reason. From source, a failure is a diagnostic at
 //! its span; from a bundle (which carries the expectations), a failure names its location.
+//! [`coverage`] says which rules the expectations exercise.
+
+pub mod coverage;
 
 pub use crate::resolve::test_case::{cases, TestCase};
 
@@ -43,13 +46,18 @@ impl TestCase {
     /// ```
     pub fn check<'e>(&self, engine: &'e Engine) -> Result<(), Box<Decision<'e>>> {
         let d = engine.decide(&self.request());
-        let effect_ok = d.decision == self.expect;
-        let reason_ok = self.reason.as_ref().is_none_or(|r| r == d.reason.as_str());
-        if effect_ok && reason_ok {
+        if self.holds(&d) {
             Ok(())
         } else {
             Err(Box::new(d))
         }
+    }
+
+    /// True when `d` is the expected decision (and reason, when one is expected).
+    fn holds(&self, d: &Decision) -> bool {
+        let effect_ok = d.decision == self.expect;
+        let reason_ok = self.reason.as_ref().is_none_or(|r| r == d.reason.as_str());
+        effect_ok && reason_ok
     }
 
     /// "expected deny (no_matching_rule), got allow (allowed_by_rule)"
