@@ -9,10 +9,14 @@
 
 use super::dfa::DfaError;
 use crate::pattern::size::estimated_size;
+use aho_corasick::AhoCorasick;
 use regex_automata::hybrid;
 use regex_automata::nfa::thompson::{self, pikevm, WhichCaptures, NFA};
 use regex_automata::util::pool::Pool;
 use regex_automata::{util::syntax, Input, MatchKind, PatternSet};
+use regex_syntax::hir::literal::{ExtractKind, Extractor};
+use regex_syntax::hir::{Hir, HirKind};
+use std::collections::HashMap;
 use std::panic::{RefUnwindSafe, UnwindSafe};
 
 /// The estimated automaton size (see [`estimated_size`]) of the patterns one regex takes: well
@@ -123,6 +127,16 @@ impl FallbackRegex {
         self.pikevm.get_nfa()
     }
 
+    /// True when the regex's (first) pattern matches somewhere in `value`.
+    pub(crate) fn is_match(&self, value: &[u8]) -> bool {
+        let mut caches = self.caches.get();
+        let input = Input::new(value).earliest(true);
+        match self.dfa.try_search_fwd(&mut caches.hybrid, &input) {
+            Ok(m) => m.is_some(),
+            Err(_) => self.pikevm.is_match(&mut caches.pikevm, input),
+        }
+    }
+
     /// Adds to `set` (sized for [`FallbackRegex::pattern_len`]) every pattern matching
     /// somewhere in `value`.
     pub(crate) fn which_match(&self, value: &[u8], set: &mut PatternSet) {
@@ -145,9 +159,7 @@ impl FallbackRegex {
 /// every build succeeds the first time; a chunk that still fails is halved. Deterministic, so
 /// a loaded bundle rebuilds the same split. Fails only for a single pattern over the limits,
 /// which the `regex` crate refuses too.
-pub(crate) fn fallback_regexes(
-    sources: &[String],
-) -> Result<Vec<(FallbackRegex, usize)>, DfaError> {
+fn fallback_regexes(sources: &[String]) -> Result<Vec<(FallbackRegex, usize)>, DfaError> {
     let mut out = Vec::new();
     let mut queue = Vec::new();
     let (mut lo, mut weight) = (0, 0usize);
@@ -177,6 +189,210 @@ pub(crate) fn fallback_regexes(
     Ok(out)
 }
 
+/// The most literals one pattern's prefilter may hold (case variants count).
+const MAX_REQUIRED_LITERALS: usize = 64;
+
+/// Sets of literals such that every match of `hir` contains one literal of each set. Each
+/// suffix of the pattern's top-level concatenation is asked for the literals its matches start
+/// with (regex-syntax's prefix extractor); a set is kept when it is finite, holds no empty
+/// literal and at most [`MAX_REQUIRED_LITERALS`] of them. `^select\s+[\w ]{1,40}\s+from\s+t1_`
+/// gives `select`, `from` and `t1_` (among shorter ones); `\b(drop|grant)\b` gives
+/// {`drop`, `grant`}.
+fn required_literal_sets(hir: &Hir) -> Vec<Vec<Vec<u8>>> {
+    let mut hir = hir;
+    while let HirKind::Capture(c) = hir.kind() {
+        hir = &c.sub;
+    }
+    let subs: &[Hir] = match hir.kind() {
+        HirKind::Concat(subs) => subs,
+        _ => std::slice::from_ref(hir),
+    };
+    let mut extractor = Extractor::new();
+    extractor.kind(ExtractKind::Prefix);
+    let mut sets = Vec::new();
+    for i in 0..subs.len() {
+        let seq = extractor.extract(&Hir::concat(subs[i..].to_vec()));
+        let Some(lits) = seq.literals() else {
+            continue;
+        };
+        if lits.is_empty()
+            || lits.len() > MAX_REQUIRED_LITERALS
+            || lits.iter().any(|l| l.as_bytes().is_empty())
+        {
+            continue;
+        }
+        let mut set: Vec<Vec<u8>> = lits.iter().map(|l| l.as_bytes().to_vec()).collect();
+        set.sort_unstable();
+        set.dedup();
+        if !sets.contains(&set) {
+            sets.push(set);
+        }
+    }
+    sets
+}
+
+/// For each pattern (its candidate sets from [`required_literal_sets`]), the set that gates
+/// it best: the one whose literals the fewest other patterns of the index also have as
+/// candidates (`t12_` rather than `select` when every pattern starts with `select`), then
+/// the one with the longest shortest literal.
+fn choose_gates(candidates: Vec<Vec<Vec<Vec<u8>>>>) -> Vec<Option<Vec<Vec<u8>>>> {
+    let mut shared: HashMap<&[u8], usize> = HashMap::new();
+    for sets in &candidates {
+        let mut mine: Vec<&[u8]> = sets.iter().flatten().map(Vec::as_slice).collect();
+        mine.sort_unstable();
+        mine.dedup();
+        for lit in mine {
+            *shared.entry(lit).or_default() += 1;
+        }
+    }
+    let score = |set: &Vec<Vec<u8>>| {
+        let commonest = set
+            .iter()
+            .map(|l| shared.get(l.as_slice()).copied().unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        let shortest = set.iter().map(Vec::len).min().unwrap_or(0);
+        (commonest, std::cmp::Reverse(shortest))
+    };
+    let chosen: Vec<Option<usize>> = candidates
+        .iter()
+        .map(|sets| (0..sets.len()).min_by_key(|&i| score(&sets[i])))
+        .collect();
+    candidates
+        .into_iter()
+        .zip(chosen)
+        .map(|(mut sets, i)| i.map(|i| sets.swap_remove(i)))
+        .collect()
+}
+
+/// Every fallback pattern of one index, searched so that a value costs what the patterns that
+/// can match it cost. A pattern with required literals ([`required_literals`]) gets a regex
+/// of its own, searched only when one of its literals occurs in the value (one Aho-Corasick
+/// pass finds them all); the others share as few regexes as fit the size limits and are
+/// searched on every value.
+pub(crate) struct FallbackSet {
+    /// Regexes over the ungated patterns, each with the offset of its first pattern in
+    /// `ungated`.
+    shared: Vec<(FallbackRegex, usize)>,
+    /// The ungated patterns (indices into the sources).
+    ungated: Vec<u32>,
+    /// One regex per gated pattern, with its index into the sources.
+    gated: Vec<(FallbackRegex, u32)>,
+    /// The gated patterns' literals; literal `i` belongs to gated pattern `owner[i]`.
+    literals: Option<AhoCorasick>,
+    owner: Vec<u32>,
+}
+
+impl std::fmt::Debug for FallbackSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FallbackSet")
+            .field("ungated", &self.ungated.len())
+            .field("gated", &self.gated.len())
+            .finish()
+    }
+}
+
+impl Clone for FallbackSet {
+    fn clone(&self) -> FallbackSet {
+        FallbackSet {
+            shared: self.shared.clone(),
+            ungated: self.ungated.clone(),
+            gated: self.gated.clone(),
+            literals: self.literals.clone(),
+            owner: self.owner.clone(),
+        }
+    }
+}
+
+impl FallbackSet {
+    /// Builds the set over `sources` (pattern `i` is reported as `i`).
+    ///
+    /// # Errors
+    ///
+    /// A pattern that does not parse, or one over the `regex` crate's size limits.
+    pub(crate) fn new(sources: &[String]) -> Result<FallbackSet, DfaError> {
+        let mut ungated = Vec::new();
+        let mut gated = Vec::new();
+        let mut patterns: Vec<Vec<u8>> = Vec::new();
+        let mut owner = Vec::new();
+        let candidates = sources
+            .iter()
+            .map(|source| Ok(required_literal_sets(&super::index::parse(source)?)))
+            .collect::<Result<Vec<_>, DfaError>>()?;
+        for (i, (source, gate)) in sources.iter().zip(choose_gates(candidates)).enumerate() {
+            match gate {
+                Some(lits) => {
+                    let re = FallbackRegex::new(std::slice::from_ref(source))?;
+                    for lit in lits {
+                        patterns.push(lit);
+                        owner.push(gated.len() as u32);
+                    }
+                    gated.push((re, i as u32));
+                }
+                None => ungated.push(i as u32),
+            }
+        }
+        let ungated_sources: Vec<String> = ungated
+            .iter()
+            .map(|&i| sources[i as usize].clone())
+            .collect();
+        let literals = if patterns.is_empty() {
+            None
+        } else {
+            Some(
+                AhoCorasick::builder()
+                    .match_kind(aho_corasick::MatchKind::Standard)
+                    .build(&patterns)
+                    .map_err(|e| error(true, e.to_string()))?,
+            )
+        };
+        Ok(FallbackSet {
+            shared: fallback_regexes(&ungated_sources)?,
+            ungated,
+            gated,
+            literals,
+            owner,
+        })
+    }
+
+    /// Calls `found` with every pattern matching somewhere in `value` (a pattern may be
+    /// reported more than once). `scratch` is working space.
+    pub(crate) fn which_match(
+        &self,
+        value: &[u8],
+        scratch: &mut Vec<u32>,
+        mut found: impl FnMut(u32),
+    ) {
+        for (re, offset) in &self.shared {
+            let mut set = PatternSet::new(re.pattern_len());
+            re.which_match(value, &mut set);
+            for p in set.iter() {
+                if let Some(&i) = self.ungated.get(offset + p.as_usize()) {
+                    found(i);
+                }
+            }
+        }
+        let Some(ac) = &self.literals else {
+            return;
+        };
+        scratch.clear();
+        for m in ac.find_overlapping_iter(value) {
+            if let Some(&g) = self.owner.get(m.pattern().as_usize()) {
+                scratch.push(g);
+            }
+        }
+        scratch.sort_unstable();
+        scratch.dedup();
+        for &g in scratch.iter() {
+            if let Some((re, i)) = self.gated.get(g as usize) {
+                if re.is_match(value) {
+                    found(*i);
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,6 +418,82 @@ mod tests {
         // The lazy DFA quits on a non-ASCII byte near `\b`; the PikeVM answers.
         assert_eq!(which(&[r"\bdrop\b"], "é drop é"), vec![0]);
         assert_eq!(which(&[r"\bdrop\b"], "édrop"), Vec::<usize>::new());
+    }
+
+    fn gates(patterns: &[&str]) -> Vec<Option<Vec<String>>> {
+        let candidates = patterns
+            .iter()
+            .map(|p| required_literal_sets(&super::super::index::parse(p).unwrap()))
+            .collect();
+        choose_gates(candidates)
+            .into_iter()
+            .map(|g| {
+                g.map(|v| {
+                    v.into_iter()
+                        .map(|l| String::from_utf8(l).unwrap())
+                        .collect()
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_pattern_is_gated_by_its_most_distinctive_literals() {
+        let strs = |v: &[&str]| Some(v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            gates(&[r"\b(drop|grant7)\b"]),
+            vec![strs(&["drop", "grant7"])]
+        );
+        // Alone, the longest literal; beside patterns sharing it, the distinctive one.
+        let select = |t: &str| format!(r"^select\s+[\w, ]{{1,40}}\s+from\s+{t}_\w+");
+        assert_eq!(gates(&[&select("t12")]), vec![strs(&["select"])]);
+        assert_eq!(
+            gates(&[&select("t12"), &select("t7")]),
+            vec![strs(&["t12_"]), strs(&["t7_"])]
+        );
+        assert_eq!(gates(&[r"\w{1,100}$"]), vec![None]);
+        assert_eq!(gates(&[r"(a|\w+)x"]), vec![strs(&["x"])]);
+        // Case variants count towards the limit of 64: `lected` has 64, `elected` 128.
+        let g = gates(&[r"(?i)\w+selected"]).remove(0).unwrap();
+        assert_eq!((g.len(), g[0].len()), (64, 6));
+    }
+
+    #[test]
+    fn gated_and_shared_patterns_report_like_the_regex_crate() {
+        let pats = [
+            r"\w{1,100}$",
+            r"(?i)^select\s+[\w, ]{1,40}\s+from\s+t1_\w+",
+            r"(?i)^select\s+[\w, ]{1,40}\s+from\s+t2_\w+",
+            r"\b(drop|delete)\b",
+            r"\p{L}{2,30}\d",
+        ];
+        let sources: Vec<String> = pats.iter().map(|s| s.to_string()).collect();
+        let set = FallbackSet::new(&sources).unwrap();
+        assert_eq!((set.gated.len(), set.ungated.len()), (3, 2));
+        for value in [
+            "SELECT a, b FROM t2_x",
+            "select a from t1_users; drop table t",
+            "dropped",
+            "héllo7",
+            "",
+            "é drop é",
+        ] {
+            let mut got = Vec::new();
+            set.which_match(value.as_bytes(), &mut Vec::new(), |i| got.push(i as usize));
+            got.sort_unstable();
+            got.dedup();
+            let want: Vec<usize> = pats
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| {
+                    regex::bytes::Regex::new(p)
+                        .unwrap()
+                        .is_match(value.as_bytes())
+                })
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(got, want, "{value:?}");
+        }
     }
 
     #[test]

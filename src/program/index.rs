@@ -18,10 +18,9 @@
 
 use super::csr::Csr;
 use super::dfa::{Dfa, DfaError, DfaLimits};
-use super::fallback::{fallback_regexes, FallbackRegex};
+use super::fallback::FallbackSet;
 use super::Invalid;
 use crate::pattern::size::{estimated_size, DENSE_ESTIMATE_BUDGET};
-use regex_automata::PatternSet;
 use regex_syntax::hir::{Hir, HirKind, Look};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -80,16 +79,15 @@ struct Shard {
 struct Fallback {
     sources: Vec<String>,
     patterns: Vec<u32>,
-    /// The regexes over `sources`, each with the offset of its first pattern in `sources`
-    /// (several when one would exceed the regex size limit).
+    /// The regexes over `sources` (`None` until built).
     #[serde(skip)]
-    regexes: Vec<(FallbackRegex, usize)>,
+    set: Option<FallbackSet>,
 }
 
 /// Fallback regexes taken from a compiled index, with the sources they match.
 pub(crate) struct BuiltFallback {
     sources: Vec<String>,
-    regexes: Vec<(FallbackRegex, usize)>,
+    set: FallbackSet,
 }
 
 /// Which of a set of patterns match a value.
@@ -253,7 +251,7 @@ impl PatternIndex {
                 .map(|&i| patterns[i as usize].clone())
                 .collect();
             index.fallback = Some(Fallback {
-                regexes: fallback_regexes(&sources)?,
+                set: Some(FallbackSet::new(&sources)?),
                 sources,
                 patterns: fallback,
             });
@@ -275,8 +273,8 @@ impl PatternIndex {
     /// Rebuilds what is not serialized (the fallback regexes), unless it is already built
     /// (a program fresh from the compiler).
     pub fn rebuild(&mut self) -> Result<(), DfaError> {
-        if let Some(f) = self.fallback.as_mut().filter(|f| f.regexes.is_empty()) {
-            f.regexes = fallback_regexes(&f.sources)?;
+        if let Some(f) = self.fallback.as_mut().filter(|f| f.set.is_none()) {
+            f.set = Some(FallbackSet::new(&f.sources)?);
         }
         Ok(())
     }
@@ -285,10 +283,10 @@ impl PatternIndex {
     /// from (for [`PatternIndex::reuse_fallback`]).
     pub(crate) fn take_fallback(&mut self) -> Option<BuiltFallback> {
         let f = self.fallback.as_mut()?;
-        let regexes = std::mem::take(&mut f.regexes);
-        (!regexes.is_empty()).then(|| BuiltFallback {
+        let set = f.set.take()?;
+        Some(BuiltFallback {
             sources: f.sources.clone(),
-            regexes,
+            set,
         })
     }
 
@@ -297,8 +295,8 @@ impl PatternIndex {
     /// does not build them again. Regexes built from other sources are dropped.
     pub(crate) fn reuse_fallback(&mut self, built: BuiltFallback) {
         if let Some(f) = self.fallback.as_mut() {
-            if f.regexes.is_empty() && f.sources == built.sources {
-                f.regexes = built.regexes;
+            if f.set.is_none() && f.sources == built.sources {
+                f.set = Some(built.set);
             }
         }
     }
@@ -421,16 +419,13 @@ impl PatternIndex {
             run(shard.dfa, &shard.patterns, 0);
         }
         if let Some(f) = &self.fallback {
-            if f.regexes.is_empty() {
-                ok = false;
-            }
-            for (re, offset) in &f.regexes {
-                let mut set = PatternSet::new(re.pattern_len());
-                re.which_match(value, &mut set);
-                out.extend(
-                    set.iter()
-                        .filter_map(|p| f.patterns.get(offset + p.as_usize())),
-                );
+            match &f.set {
+                Some(set) => set.which_match(value, scratch, |i| {
+                    if let Some(&p) = f.patterns.get(i as usize) {
+                        out.push(p);
+                    }
+                }),
+                None => ok = false,
             }
         }
         ok
