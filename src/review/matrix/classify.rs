@@ -103,12 +103,13 @@ fn classify(cx: &mut Context, a: usize, t: usize, tool: &MatrixTool) -> Access {
     let policy = cx.policy;
     let catalog = policy.has_catalog();
     if catalog {
-        if let Some(p) = cx.missing(a, t as u32) {
-            return Access::Never(Never::PermissionMissing(p.to_string()));
-        }
+        // The tool lookup comes before the permission gate.
         let same_name = policy.tools.iter().filter(|x| x.name == tool.name).count();
         if tool.server.is_none() && same_name > 1 {
             return Access::Never(Never::Ambiguous);
+        }
+        if let Some(p) = cx.missing(a, t as u32) {
+            return Access::Never(Never::PermissionMissing(p.to_string()));
         }
     }
     let agent = &policy.agents[a];
