@@ -87,6 +87,9 @@ pub struct MatrixTool {
     pub display: String,
     /// The arguments every call must include (declared without `?`).
     pub required: Vec<String>,
+    /// The declared arguments; `None` when the tool declares no argument list (or without a
+    /// catalog).
+    pub arguments: Option<Vec<String>>,
 }
 
 /// What one agent may do with one tool.
@@ -200,6 +203,50 @@ pub struct ConditionalGroup<'m> {
     pub conditional: &'m Conditional,
 }
 
+impl ConditionalGroup<'_> {
+    /// The arguments the group's allow rules constrain that some of its tools do not declare,
+    /// each with those tools: such a condition only matters when a call passes the argument.
+    pub fn undeclared<'m>(&self, matrix: &'m Matrix) -> Vec<(String, Vec<&'m str>)> {
+        let mut out: Vec<(String, Vec<&'m str>)> = Vec::new();
+        let args = self
+            .conditional
+            .allows
+            .iter()
+            .flat_map(|c| &c.conditions)
+            .filter_map(|c| c.argument.first());
+        for arg in args {
+            if out.iter().any(|(a, _)| a == arg) {
+                continue;
+            }
+            let tools: Vec<&str> = self
+                .cells
+                .iter()
+                .filter_map(|&i| {
+                    let tool = matrix.tools.get(i % matrix.tools.len().max(1))?;
+                    let declared = tool.arguments.as_ref()?;
+                    (!declared.contains(arg)).then_some(tool.display.as_str())
+                })
+                .collect();
+            if !tools.is_empty() {
+                out.push((arg.clone(), tools));
+            }
+        }
+        out
+    }
+
+    /// The group's cells by agent: each agent once, with its tools, in order.
+    pub fn by_agent<'m>(&self, matrix: &'m Matrix) -> Vec<(&'m str, Vec<&'m str>)> {
+        let mut out: Vec<(&str, Vec<&str>)> = Vec::new();
+        for cell in self.cells.iter().filter_map(|&i| matrix.cells.get(i)) {
+            match out.iter_mut().find(|(a, _)| *a == cell.agent) {
+                Some((_, tools)) => tools.push(&cell.tool),
+                None => out.push((&cell.agent, vec![&cell.tool])),
+            }
+        }
+        out
+    }
+}
+
 fn rules_of(clauses: &[Clause]) -> Vec<&RuleLoc> {
     clauses.iter().map(|c| &c.rule).collect()
 }
@@ -241,7 +288,8 @@ impl Access {
     /// let mut m = toolgate::source::SourceMap::new();
     /// m.add("p.policy", "tool t(p)\nagent a {\n allow t where p in [\"x\", \"y\"]\n deny t where p == \"y\"\n}");
     /// let (policy, _) = toolgate::load::policy_from_sources(m);
-    /// let access = &Matrix::build(&policy).cell(0, 0).access;
+    /// let matrix = Matrix::build(&policy);
+    /// let access = &matrix.cell(0, 0).access;
     /// let args = |v: serde_json::Value| v.as_object().unwrap().clone();
     /// assert_eq!(access.admits(&args(serde_json::json!({"p": "x"}))), Some(true));
     /// assert_eq!(access.admits(&args(serde_json::json!({"p": "y"}))), Some(false));

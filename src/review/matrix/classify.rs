@@ -52,6 +52,10 @@ fn catalog_tools(policy: &Policy) -> Vec<MatrixTool> {
                 .filter(|p| !p.optional)
                 .map(|p| p.name.clone())
                 .collect(),
+            arguments: tool
+                .params
+                .as_ref()
+                .map(|ps| ps.iter().map(|p| p.name.clone()).collect()),
         })
         .collect()
 }
@@ -81,6 +85,7 @@ fn named_tools(policy: &Policy) -> Vec<MatrixTool> {
                 name: name.clone(),
                 display,
                 required: Vec::new(),
+                arguments: None,
             });
         }
     }

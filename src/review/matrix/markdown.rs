@@ -88,14 +88,14 @@ pub fn to_markdown(matrix: &Matrix) -> String {
     out.push_str("\n#### Conditions\n");
     for (g, group) in groups.iter().enumerate() {
         let cells: Vec<String> = group
-            .cells
-            .iter()
-            .map(|&i| {
-                let c = &matrix.cells[i];
-                format!("{} on {}", code(&c.agent), code(&c.tool))
+            .by_agent(matrix)
+            .into_iter()
+            .map(|(agent, tools)| {
+                let tools: Vec<String> = tools.into_iter().map(code).collect();
+                format!("{} on {}", code(agent), tools.join(", "))
             })
             .collect();
-        out.push_str(&format!("\n**C{}** · {}\n\n", g + 1, cells.join(", ")));
+        out.push_str(&format!("\n**C{}** · {}\n\n", g + 1, cells.join("; ")));
         let c = group.conditional;
         if c.default_allow {
             out.push_str("- allowed by the agent's `default allow`\n");
@@ -110,6 +110,14 @@ pub fn to_markdown(matrix: &Matrix) -> String {
         if !c.exceptions.is_empty() {
             out.push_str("- except when one of these denies fires:\n");
             out.push_str(&clauses(&c.exceptions));
+        }
+        for (arg, tools) in group.undeclared(matrix) {
+            let tools: Vec<String> = tools.into_iter().map(code).collect();
+            out.push_str(&format!(
+                "- note: {} is not an argument of {}; its conditions hold unless a call passes it\n",
+                code(&arg),
+                tools.join(", ")
+            ));
         }
     }
     out

@@ -77,14 +77,11 @@ pub fn to_text(matrix: &Matrix) -> String {
     }
     for (g, group) in groups.iter().enumerate() {
         let cells: Vec<String> = group
-            .cells
-            .iter()
-            .map(|&i| {
-                let c = &matrix.cells[i];
-                format!("{} on {}", c.agent, c.tool)
-            })
+            .by_agent(matrix)
+            .into_iter()
+            .map(|(agent, tools)| format!("{agent} on {}", tools.join(", ")))
             .collect();
-        out.push_str(&format!("\n[{}] {}\n", g + 1, cells.join(", ")));
+        out.push_str(&format!("\n[{}] {}\n", g + 1, cells.join("; ")));
         let c = group.conditional;
         if c.default_allow {
             out.push_str("    allowed by the agent's `default allow`\n");
@@ -100,6 +97,12 @@ pub fn to_text(matrix: &Matrix) -> String {
         if !c.exceptions.is_empty() {
             out.push_str("    except when one of these denies fires:\n");
             out.push_str(&clauses(&c.exceptions));
+        }
+        for (arg, tools) in group.undeclared(matrix) {
+            out.push_str(&format!(
+                "    note: `{arg}` is not an argument of {}; its conditions hold unless a call passes it\n",
+                tools.join(", ")
+            ));
         }
     }
     out
