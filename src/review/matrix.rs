@@ -4,9 +4,9 @@
 //! [`Matrix::build`] reads the resolved policy and classifies each agent × tool cell
 //! ([`Access`]) in the engine's order of checks (docs/language.md, section 11):
 //!
-//! 1. **never**, when the agent lacks a permission the tool needs (the first one, as the gate
-//!    reports it), or when the tool is a host tool whose name a server also uses (no request
-//!    can address it);
+//! 1. **never**, when the tool is a host tool whose name a server also uses (no request can
+//!    address it), or when the agent lacks a permission the tool needs (the first one, as the
+//!    gate reports it);
 //! 2. then the rules targeting the tool: a `deny` whose only conditions are `present` on
 //!    required arguments (or none) always fires, so **never**; with `default deny`, no `allow`
 //!    targeting the tool is **never**, and so is every `allow` being covered by such a deny

@@ -56,7 +56,8 @@ pub fn to_markdown(matrix: &Matrix) -> String {
     if !matrix.catalog {
         out.push_str(
             "> The policy declares no tools (no catalog): the rows are the tools its rules \
-             name. Permissions are declared by each request and are not judged here.\n\n",
+             name (a tool no rule targets gets the agent's default). Permissions are declared by \
+             each request and are not judged here.\n\n",
         );
     }
     let n_tools = matrix.tools.len();

@@ -48,7 +48,8 @@ pub fn to_text(matrix: &Matrix) -> String {
     if !matrix.catalog {
         out.push_str(
             "note: the policy declares no tools (no catalog): the rows are the tools its rules \
-             name; permissions are declared by each request and are not judged here\n\n",
+             name (a tool no rule targets gets the agent's default); permissions are declared by \
+             each request and are not judged here\n\n",
         );
     }
     let n_tools = matrix.tools.len();
