@@ -5,6 +5,7 @@ mod compile;
 mod eval;
 mod external;
 mod fmt;
+mod matrix;
 mod output;
 mod test;
 mod tools;
@@ -43,6 +44,8 @@ enum Command {
     Eval(eval::Args),
     /// List the tools an agent may see
     Tools(tools::Args),
+    /// Show what each agent may effectively do with each tool: never, always, or when
+    Matrix(matrix::Args),
     /// Run the `test` blocks of policies
     Test(test::Args),
     /// Format policies canonically (`--check`: report, change nothing)
@@ -71,6 +74,7 @@ pub fn run() -> i32 {
         Command::Compile(a) => compile::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Tools(a) => tools::run(a),
+        Command::Matrix(a) => matrix::run(a),
         Command::Test(a) => test::run(a),
         Command::Fmt(a) => fmt::run(a),
     };

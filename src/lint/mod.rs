@@ -212,7 +212,7 @@ pub(crate) struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
-    fn new(policy: &'a Policy, errors: &[Span]) -> Context<'a> {
+    pub(crate) fn new(policy: &'a Policy, errors: &[Span]) -> Context<'a> {
         let mut names = NameMatcher::default();
         let mut by_name: HashMap<&str, Vec<u32>> = HashMap::new();
         for (i, t) in policy.tools.iter().enumerate() {

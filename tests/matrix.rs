@@ -1,0 +1,748 @@
+//! `toolgate matrix`: the classification agrees with the engine on sampled requests (a
+//! property test over random small policies), and the command shows real cells of the shipped
+//! policies in each format.
+//!
+//! `TOOLGATE_PROPTEST_CASES=N` sets the number of generated policies (default 300).
+
+use assert_cmd::Command;
+use proptest::prelude::*;
+use proptest::sample::select;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use toolgate::review::matrix::{Access, Always, Matrix, Never};
+use toolgate::source::SourceMap;
+
+// ---------------------------------------------------------------------------------------
+// random policies
+
+/// Conditions of several kinds, on the arguments `path`, `cmd`, `n`, `mode`.
+const CONDITIONS: &[&str] = &[
+    r#"path matches "/srv/**""#,
+    r#"path matches "/srv/*.txt""#,
+    r#"path matches "/etc/**""#,
+    r#"path == "/srv/a""#,
+    r#"path != "/srv/a""#,
+    r#"path matches "*.txt""#,
+    r#"path present"#,
+    r#"cmd matches shell "git log ...""#,
+    r#"cmd matches shell "rm -{r,f} ...""#,
+    r#"cmd contains "rm""#,
+    r#"cmd contains any ["sudo", "curl"]"#,
+    r#"cmd matches re"^ls( |$)""#,
+    r#"cmd present"#,
+    r#"n <= 5"#,
+    r#"n > 2"#,
+    r#"n != 3"#,
+    r#"mode in ["r", "w"]"#,
+    r#"mode != "r""#,
+    r#"mode matches "r*""#,
+    r#"mode present"#,
+];
+
+/// Values the conditions are about, and traps near them.
+const STRINGS: &[&str] = &[
+    "/srv/a",
+    "/srv/a.txt",
+    "/srv/b/c.txt",
+    "/srv",
+    "/etc/passwd",
+    "/srv/../etc/passwd",
+    "srv/a",
+    "a.txt",
+    "",
+    "r",
+    "w",
+    "rw",
+    "git log -1",
+    "git log; rm -rf /",
+    "rm -rf /",
+    "rm -f x",
+    "ls -l",
+    "ls",
+    "sudo ls",
+    "echo $(curl x)",
+    "$CMD -rf /",
+    "python -c 'import os'",
+    "ls *",
+];
+
+const PARAMS: &[&str] = &["path", "cmd", "n", "mode"];
+const PERMS: &[&str] = &["fs:read", "fs:write", "proc:exec", "net:http"];
+const TOOL_NAMES: &[&str] = &["read", "write", "run", "status"];
+
+#[derive(Debug, Clone)]
+struct ToolM {
+    server: Option<&'static str>,
+    name: &'static str,
+    /// (name, optional)
+    params: Vec<(&'static str, bool)>,
+    needs: Vec<&'static str>,
+}
+
+#[derive(Debug, Clone)]
+struct RuleM {
+    deny: bool,
+    target: String,
+    conds: Vec<&'static str>,
+}
+
+#[derive(Debug, Clone)]
+struct AgentM {
+    name: &'static str,
+    grants: Vec<&'static str>,
+    default_allow: bool,
+    rules: Vec<RuleM>,
+}
+
+#[derive(Debug, Clone)]
+struct PolicyM {
+    tools: Vec<ToolM>,
+    agents: Vec<AgentM>,
+}
+
+impl PolicyM {
+    fn render(&self) -> String {
+        let mut out = String::new();
+        let render_tool = |t: &ToolM| {
+            let params: Vec<String> = t
+                .params
+                .iter()
+                .map(|(p, opt)| format!("{p}{}", if *opt { "?" } else { "" }))
+                .collect();
+            let needs = if t.needs.is_empty() {
+                String::new()
+            } else {
+                format!(" needs {}", t.needs.join(", "))
+            };
+            format!("tool {}({}){needs}\n", t.name, params.join(", "))
+        };
+        for server in ["git", "db"] {
+            let tools: Vec<&ToolM> = self
+                .tools
+                .iter()
+                .filter(|t| t.server == Some(server))
+                .collect();
+            if !tools.is_empty() {
+                out.push_str(&format!("server {server} {{\n"));
+                for t in tools {
+                    out.push_str("  ");
+                    out.push_str(&render_tool(t));
+                }
+                out.push_str("}\n");
+            }
+        }
+        for t in self.tools.iter().filter(|t| t.server.is_none()) {
+            out.push_str(&render_tool(t));
+        }
+        for a in &self.agents {
+            out.push_str(&format!("agent {} {{\n", a.name));
+            if !a.grants.is_empty() {
+                out.push_str(&format!("  grant {}\n", a.grants.join(", ")));
+            }
+            if a.default_allow {
+                out.push_str("  default allow\n");
+            }
+            for r in &a.rules {
+                let effect = if r.deny { "deny" } else { "allow" };
+                let conds = if r.conds.is_empty() {
+                    String::new()
+                } else {
+                    format!(" where {}", r.conds.join(" and "))
+                };
+                out.push_str(&format!("  {effect} {}{conds}\n", r.target));
+            }
+            out.push_str("}\n");
+        }
+        out
+    }
+
+    /// Targets that name declared things (or, without a catalog, anything).
+    fn targets(tools: &[ToolM]) -> Vec<String> {
+        let mut out = vec!["*".to_string()];
+        if tools.is_empty() {
+            out.extend(
+                [
+                    "read", "run", "git.read", "git.*", "*.status", "r*", "db.run",
+                ]
+                .iter()
+                .map(|s| s.to_string()),
+            );
+            return out;
+        }
+        for t in tools {
+            out.push(t.name.to_string());
+            if let Some(s) = t.server {
+                out.push(format!("{s}.{}", t.name));
+                out.push(format!("{s}.*"));
+                out.push(format!("*.{}", t.name));
+            }
+        }
+        out.push("r*".to_string());
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+fn tool() -> impl Strategy<Value = ToolM> {
+    (
+        prop_oneof![2 => Just(Some("git")), 1 => Just(Some("db")), 2 => Just(None)],
+        select(TOOL_NAMES.to_vec()),
+        proptest::sample::subsequence(PARAMS.to_vec(), 0..=4),
+        proptest::collection::vec(any::<bool>(), 4),
+        proptest::sample::subsequence(PERMS.to_vec(), 0..=2),
+    )
+        .prop_map(|(server, name, params, optional, needs)| ToolM {
+            server,
+            name,
+            params: params.into_iter().zip(optional).collect(),
+            needs,
+        })
+}
+
+/// A catalog without duplicate declarations (host tool names may collide with server ones).
+fn catalog() -> impl Strategy<Value = Vec<ToolM>> {
+    prop_oneof![
+        1 => Just(Vec::new()),
+        5 => proptest::collection::vec(tool(), 1..5),
+    ]
+    .prop_map(|tools| {
+        let mut seen = Vec::new();
+        tools
+            .into_iter()
+            .filter(|t| {
+                let key = (t.server, t.name);
+                let fresh = !seen.contains(&key);
+                seen.push(key);
+                fresh
+            })
+            .collect()
+    })
+}
+
+fn rule(targets: Vec<String>) -> impl Strategy<Value = RuleM> {
+    (
+        proptest::bool::weighted(0.4),
+        select(targets),
+        proptest::collection::vec(select(CONDITIONS.to_vec()), 0..3),
+    )
+        .prop_map(|(deny, target, conds)| RuleM {
+            deny,
+            target,
+            conds,
+        })
+}
+
+fn agent(name: &'static str, targets: Vec<String>) -> impl Strategy<Value = AgentM> {
+    (
+        prop_oneof![
+            1 => Just(vec!["*"]),
+            3 => proptest::sample::subsequence(vec!["fs:read", "fs:*", "proc:exec", "net:http"], 0..=3),
+        ],
+        proptest::bool::weighted(0.25),
+        proptest::collection::vec(rule(targets), 0..5),
+    )
+        .prop_map(move |(grants, default_allow, rules)| AgentM {
+            name,
+            grants,
+            default_allow,
+            rules,
+        })
+}
+
+fn policy() -> impl Strategy<Value = PolicyM> {
+    catalog().prop_flat_map(|tools| {
+        let targets = PolicyM::targets(&tools);
+        let agents = proptest::sample::subsequence(vec!["alice", "bob", "carol"], 1..=3)
+            .prop_flat_map(move |names| {
+                names
+                    .into_iter()
+                    .map(|n| agent(n, targets.clone()))
+                    .collect::<Vec<_>>()
+            });
+        (Just(tools), agents).prop_map(|(tools, agents)| PolicyM { tools, agents })
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// random requests: the policy's own literals, mutations of them, other JSON values
+
+fn mutate(s: &str, how: u8) -> String {
+    match how {
+        0 => s.to_string(),
+        1 => format!("{s}/x"),
+        2 => format!("{s}/"),
+        3 => s.replacen('/', "//", 1),
+        4 => format!("/tmp/..{s}"),
+        5 => s.to_uppercase(),
+        6 => format!("{s} && rm -rf /"),
+        _ => format!(" {s}"),
+    }
+}
+
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        10 => (select(STRINGS.to_vec()), prop_oneof![6 => Just(0u8), 4 => 1u8..8])
+            .prop_map(|(s, how)| Value::String(mutate(s, how))),
+        3 => select(vec![0.0, 2.0, 2.5, 3.0, 5.0, 6.0, -1.0]).prop_map(|n| serde_json::json!(n)),
+        1 => select(vec![Value::Null, Value::Bool(true), serde_json::json!({"k": "/srv/a"})]),
+    ]
+}
+
+fn value() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        6 => leaf(),
+        2 => proptest::collection::vec(leaf(), 0..3).prop_map(Value::Array),
+    ]
+}
+
+fn args() -> impl Strategy<Value = Map<String, Value>> {
+    PARAMS
+        .iter()
+        .map(|k| {
+            proptest::option::weighted(0.6, value())
+                .prop_map(move |v| v.map(|v| (k.to_string(), v)))
+        })
+        .collect::<Vec<_>>()
+        .prop_map(|kvs| kvs.into_iter().flatten().collect())
+}
+
+/// A sampled call: agent index, tool index (both taken modulo the matrix's size), arguments.
+type Sample = (usize, usize, Map<String, Value>);
+
+fn case() -> impl Strategy<Value = (PolicyM, Vec<Sample>)> {
+    policy().prop_flat_map(|p| {
+        let samples = proptest::collection::vec((0usize..8, 0usize..16, args()), 24..48);
+        (Just(p), samples)
+    })
+}
+
+fn cases() -> u32 {
+    std::env::var("TOOLGATE_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: cases(),
+        max_global_rejects: 100_000,
+        max_shrink_iters: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Every cell's claim is checked against `Engine::decide`: a "never" cell is never
+    /// allowed, an "always" cell always is (its required arguments present), and a
+    /// "conditional" cell's own conditions, evaluated on the request, predict the decision.
+    #[test]
+    fn matrix_agrees_with_deciding_sampled_requests((p, samples) in case()) {
+        let text = p.render();
+        let mut sources = SourceMap::new();
+        sources.add("p.policy", text.as_str());
+        let Ok((engine, policy, _)) = toolgate::load::engine_from_sources(sources) else {
+            // A combination the language refuses (e.g. a condition on an undeclared argument).
+            return Err(TestCaseError::reject("policy does not load"));
+        };
+        let matrix = Matrix::build(&policy);
+        prop_assert_eq!(matrix.agents.len(), p.agents.len());
+        prop_assert_eq!(matrix.disagreements(&engine), Vec::<String>::new(), "{}", text);
+        if matrix.tools.is_empty() {
+            return Ok(());
+        }
+        for (a, t, args) in samples {
+            let (a, t) = (a % matrix.agents.len(), t % matrix.tools.len());
+            let req = matrix.probe(a, t, args.clone());
+            let decision = engine.decide(&req);
+            let cell = matrix.cell(a, t);
+            let predicted = cell.access.admits(&req.args);
+            prop_assert_eq!(
+                predicted,
+                Some(decision.is_allowed()),
+                "agent {} tool {} ({}) args {} -> engine {} {}\n{}",
+                cell.agent, cell.tool, cell.access.as_str(), Value::Object(req.args.clone()),
+                decision.decision.as_str(), decision.reason.as_str(), text
+            );
+            match &cell.access {
+                Access::Never(Never::PermissionMissing(perm)) => {
+                    prop_assert_eq!(decision.reason.as_str(), "permission_missing");
+                    prop_assert_eq!(decision.permission.as_deref(), Some(perm.as_str()));
+                }
+                Access::Never(Never::Ambiguous) => {
+                    prop_assert_eq!(decision.reason.as_str(), "ambiguous_tool");
+                }
+                Access::Never(Never::NoAllowRule) => {
+                    // A deny may still fire first.
+                    let reason = decision.reason.as_str();
+                    prop_assert!(reason == "no_matching_rule" || reason == "denied_by_rule", "{}", reason);
+                }
+                Access::Never(Never::DeniedByRule(_)) => {
+                    prop_assert_eq!(decision.reason.as_str(), "denied_by_rule");
+                }
+                Access::Never(Never::AllowsOverridden(_)) => {
+                    // Where no allow fires, no deny needs to.
+                    let reason = decision.reason.as_str();
+                    prop_assert!(reason == "denied_by_rule" || reason == "no_matching_rule", "{}", reason);
+                }
+                Access::Always(Always::Default) => {
+                    // An allow rule may fire before the default is reached.
+                    let reason = decision.reason.as_str();
+                    prop_assert!(reason == "default_allow" || reason == "allowed_by_rule", "{}", reason);
+                }
+                _ => {}
+            }
+            // Without its required arguments, a call is never allowed, whatever the cell says.
+            if !matrix.tools[t].required.is_empty() {
+                let mut bare = req.clone();
+                bare.args.clear();
+                prop_assert!(!engine.decide(&bare).is_allowed());
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// the command on the shipped policies
+
+fn toolgate() -> Command {
+    let mut cmd = Command::cargo_bin("toolgate").expect("the toolgate binary is built");
+    cmd.env("NO_COLOR", "1");
+    cmd
+}
+
+fn policy_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("policies")
+        .join(name)
+}
+
+fn matrix_json(args: &[&str]) -> Value {
+    let out = toolgate()
+        .arg("matrix")
+        .args(args)
+        .arg("--format")
+        .arg("json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn cell<'a>(m: &'a Value, agent: &str, tool: &str) -> &'a Value {
+    m["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["agent"] == agent && c["tool"] == tool)
+        .unwrap_or_else(|| panic!("no cell {agent} × {tool}"))
+}
+
+/// The 1-based line of a shipped policy whose trimmed text starts with `prefix`.
+fn line_of(name: &str, prefix: &str) -> usize {
+    let text = std::fs::read_to_string(policy_path(name)).unwrap();
+    text.lines()
+        .position(|l| l.trim_start().starts_with(prefix))
+        .map(|i| i + 1)
+        .unwrap_or_else(|| panic!("no line starting {prefix:?} in {name}"))
+}
+
+#[test]
+fn example_cells_in_json() {
+    let example = policy_path("example.policy");
+    let m = matrix_json(&[example.to_str().unwrap()]);
+    assert_eq!(m["catalog"], true);
+    assert_eq!(m["agents"].as_array().unwrap().len(), 4);
+
+    let push = cell(&m, "code-assistant", "git.git_push");
+    assert_eq!(push["access"], "never");
+    assert_eq!(push["reason"], "permission_missing");
+    assert_eq!(push["permission"], "net:http");
+
+    let log = cell(&m, "code-assistant", "git.git_log");
+    assert_eq!(log["access"], "conditional");
+    assert_eq!(
+        log["conditions"][0]["arguments"]["repo_path"][0],
+        r#"repo_path matches "/home/user/projects/**""#
+    );
+    assert_eq!(
+        log["conditions"][0]["rule"]["line"],
+        line_of("example.policy", "allow git.git_log")
+    );
+    assert_eq!(log["conditions"][0]["rule"]["column"], 3);
+
+    let bash = cell(&m, "code-assistant", "Bash");
+    assert_eq!(bash["access"], "conditional");
+    let allow = &bash["conditions"][0]["arguments"];
+    assert_eq!(allow["command"][0], r#"command matches shell "npm run *""#);
+    assert_eq!(allow["timeout"][0], "timeout <= 600");
+    let exceptions = bash["exceptions"].as_array().unwrap();
+    assert_eq!(exceptions.len(), 3);
+    assert_eq!(
+        exceptions[2]["rule"]["line"],
+        line_of(
+            "example.policy",
+            "deny  Bash           where command matches shell \"sudo"
+        )
+    );
+
+    let sh = cell(&m, "shell-helper", "Bash");
+    assert_eq!(
+        (sh["access"].as_str(), sh["reason"].as_str()),
+        (Some("never"), Some("denied_by_rule"))
+    );
+    assert_eq!(cell(&m, "shell-helper", "read_file")["access"], "always");
+    assert_eq!(
+        cell(&m, "shell-helper", "read_file")["reason"],
+        "default_allow"
+    );
+    assert_eq!(
+        cell(&m, "code-assistant", "read_file")["reason"],
+        "no_allow_rule"
+    );
+    assert_eq!(cell(&m, "sandboxed", "fs.write")["permission"], "fs:write");
+    // `allow *` with a condition on `repo_path`: conditional on every tool it reaches.
+    assert_eq!(cell(&m, "reviewer", "read_file")["access"], "conditional");
+}
+
+#[test]
+fn example_grid_in_text() {
+    let out = toolgate()
+        .arg("matrix")
+        .arg(policy_path("example.policy"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row = |tool: &str| -> Vec<String> {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{tool} ")))
+            .unwrap();
+        line.split("  ")
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(
+        row("tool"),
+        [
+            "tool",
+            "code-assistant",
+            "reviewer",
+            "shell-helper",
+            "sandboxed"
+        ]
+    );
+    let push = row("git.git_push");
+    assert_eq!(push[1], "no: net:http");
+    assert_eq!(push[3], "yes (default)");
+    let bash = row("Bash");
+    assert!(bash[1].starts_with("if ["), "{bash:?}");
+    assert_eq!(bash[3], "no (denied)");
+    // The conditions of the code-assistant's Bash cell, under its reference.
+    let reference = bash[1].trim_start_matches("if ").to_string();
+    let block = text.split(&format!("\n{reference} ")).nth(1).unwrap();
+    assert!(block.starts_with("code-assistant on Bash"), "{block}");
+    assert!(block.contains(r#"command matches shell "npm run *" and timeout <= 600"#));
+    assert!(block.contains(r#"command matches shell "sudo ...""#));
+    assert!(text.contains("legend:"));
+}
+
+#[test]
+fn agent_filter_and_did_you_mean() {
+    let example = policy_path("example.policy");
+    let m = matrix_json(&[example.to_str().unwrap(), "--agent", "reviewer"]);
+    assert_eq!(m["agents"], serde_json::json!(["reviewer"]));
+    assert!(m["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["agent"] == "reviewer"));
+    assert_eq!(
+        m["cells"].as_array().unwrap().len(),
+        m["tools"].as_array().unwrap().len()
+    );
+
+    let out = toolgate()
+        .args(["matrix", example.to_str().unwrap(), "--agent", "reviewr"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown agent `reviewr`") && err.contains("did you mean `reviewer`?"),
+        "{err}"
+    );
+}
+
+#[test]
+fn markdown_table_and_details() {
+    let out = toolgate()
+        .args(["matrix", "--format", "markdown"])
+        .arg(policy_path("example.policy"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(md.contains("| tool | `code-assistant` | `reviewer` | `shell-helper` | `sandboxed` |"));
+    let push = md
+        .lines()
+        .find(|l| l.starts_with("| `git.git_push` |"))
+        .unwrap();
+    assert!(push.contains("❌ needs `net:http`"), "{push}");
+    assert!(md.contains("#### Conditions"));
+    assert!(md.contains(r#"`command matches shell "npm run *"` and `timeout <= 600`"#));
+}
+
+#[test]
+fn other_shipped_policies() {
+    let lattice = matrix_json(&[policy_path("agent-lattice.policy").to_str().unwrap()]);
+    let cells = lattice["cells"].as_array().unwrap();
+    assert!(!cells.is_empty());
+    // A deny-list agent: `default allow` with a conditional deny is conditional.
+    let conditional: Vec<&Value> = cells
+        .iter()
+        .filter(|c| c["access"] == "conditional" && c["default_allow"] == true)
+        .collect();
+    assert!(!conditional.is_empty());
+    assert!(conditional
+        .iter()
+        .all(|c| !c["exceptions"].as_array().unwrap().is_empty()));
+
+    for name in ["steerholm.policy", "hermes.policy"] {
+        let m = matrix_json(&[policy_path(name).to_str().unwrap()]);
+        let n = m["agents"].as_array().unwrap().len() * m["tools"].as_array().unwrap().len();
+        assert_eq!(m["cells"].as_array().unwrap().len(), n, "{name}");
+    }
+    let hermes = matrix_json(&[policy_path("hermes.policy").to_str().unwrap()]);
+    assert!(hermes["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["reason"] == "permission_missing"));
+}
+
+#[test]
+fn without_catalog_the_rows_are_named_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.policy");
+    std::fs::write(
+        &path,
+        "agent a {\n  allow read where path matches \"/srv/**\"\n  allow git.log\n}\n",
+    )
+    .unwrap();
+    let m = matrix_json(&[path.to_str().unwrap()]);
+    assert_eq!(m["catalog"], false);
+    assert_eq!(m["tools"], serde_json::json!(["read", "git.log"]));
+    assert_eq!(cell(&m, "a", "git.log")["access"], "always");
+    assert_eq!(cell(&m, "a", "read")["access"], "conditional");
+    let out = toolgate().arg("matrix").arg(&path).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("declares no tools"));
+}
+
+#[test]
+fn a_bundle_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("p.bundle");
+    toolgate()
+        .args(["compile"])
+        .arg(policy_path("example.policy"))
+        .arg("-o")
+        .arg(&bundle)
+        .assert()
+        .success();
+    let out = toolgate().arg("matrix").arg(&bundle).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs the policy source"));
+}
+
+// ---------------------------------------------------------------------------------------
+// the library on hand-written policies
+
+fn build(text: &str) -> (toolgate::Engine, Matrix) {
+    let mut sources = SourceMap::new();
+    sources.add("p.policy", text);
+    let (engine, policy, _) = toolgate::load::engine_from_sources(sources).unwrap();
+    let matrix = Matrix::build(&policy);
+    assert!(matrix.disagreements(&engine).is_empty());
+    (engine, matrix)
+}
+
+fn obj(v: Value) -> Map<String, Value> {
+    v.as_object().unwrap().clone()
+}
+
+#[test]
+fn a_deny_with_value_conditions_leaves_empty_arrays_allowed() {
+    // The deny covers the allow on every value, but an empty array passes the allow vacuously
+    // and fires no deny condition: the cell is conditional, not never.
+    let (engine, matrix) = build(
+        "tool t(path)\nagent a {\n  allow t where path matches \"/srv/*.txt\"\n  deny t where path matches \"/srv/**\"\n}\n",
+    );
+    let access = &matrix.cell(0, 0).access;
+    assert!(matches!(access, Access::Conditional(_)), "{access:?}");
+    for args in [
+        serde_json::json!({"path": []}),
+        serde_json::json!({"path": "/srv/a.txt"}),
+    ] {
+        let req = matrix.probe(0, 0, obj(args));
+        assert_eq!(
+            access.admits(&req.args),
+            Some(engine.decide(&req).is_allowed())
+        );
+    }
+    assert!(engine
+        .decide(&matrix.probe(0, 0, obj(serde_json::json!({"path": []}))))
+        .is_allowed());
+}
+
+#[test]
+fn a_present_deny_on_a_required_argument_overrides() {
+    let (_, matrix) = build(
+        "tool t(path, mode?)\nagent a {\n  allow t where path matches \"/srv/**\"\n  deny t where path present\n}\nagent b {\n  allow t where mode == \"r\"\n  deny t where mode present\n  allow t where mode present and mode == \"r\"\n}\n",
+    );
+    assert!(
+        matches!(&matrix.cell(0, 0).access, Access::Never(Never::DeniedByRule(r)) if r.line == 4)
+    );
+    // For `b`, the second allow is covered by the deny (both need `mode`), the first is not
+    // (it holds when `mode` is absent).
+    let Access::Conditional(c) = &matrix.cell(1, 0).access else {
+        panic!("{:?}", matrix.cell(1, 0).access)
+    };
+    assert_eq!(c.allows.len(), 1);
+    assert_eq!(c.allows[0].rule.line, 7);
+}
+
+#[test]
+fn an_allow_overridden_by_a_present_deny_is_never() {
+    let (_, matrix) = build(
+        "tool t(path?)\nagent a {\n  allow t where path present and path matches \"/srv/**\"\n  deny t where path present\n}\n",
+    );
+    assert!(
+        matches!(&matrix.cell(0, 0).access, Access::Never(Never::AllowsOverridden(pairs)) if pairs.len() == 1)
+    );
+}
+
+#[test]
+fn a_host_tool_shadowed_by_a_server_tool_is_never() {
+    let (engine, matrix) =
+        build("server git { tool status }\ntool status\nagent a {\n  grant *\n  allow *\n}\n");
+    assert!(matches!(matrix.cell(0, 0).access, Access::Always(_)));
+    assert!(matches!(
+        matrix.cell(0, 1).access,
+        Access::Never(Never::Ambiguous)
+    ));
+    assert_eq!(
+        engine
+            .decide(&matrix.probe(0, 1, Map::new()))
+            .reason
+            .as_str(),
+        "ambiguous_tool"
+    );
+}
