@@ -73,8 +73,15 @@ impl Dfa {
     }
 
     /// Builds one DFA over `patterns`; pattern `i` is reported as `i`. `anchored` DFAs are
-    /// searched from a given offset; unanchored ones find matches anywhere.
-    pub fn build(patterns: &[Hir], anchored: bool, limits: DfaLimits) -> Result<Dfa, DfaError> {
+    /// searched from a given offset; unanchored ones find matches anywhere. An `ascii_word`
+    /// DFA reads Unicode word boundaries as ASCII ones and quits on a non-ASCII byte (its
+    /// search then reports `false`, and the caller asks a regex that knows Unicode).
+    pub fn build(
+        patterns: &[Hir],
+        anchored: bool,
+        ascii_word: bool,
+        limits: DfaLimits,
+    ) -> Result<Dfa, DfaError> {
         let nfa = thompson::Compiler::new()
             .configure(
                 thompson::Config::new()
@@ -97,6 +104,7 @@ impl Dfa {
                         StartKind::Unanchored
                     })
                     .minimize(false)
+                    .unicode_word_boundary(ascii_word)
                     .dfa_size_limit(Some(limits.dfa))
                     .determinize_size_limit(Some(limits.dfa)),
             )
@@ -271,6 +279,7 @@ mod tests {
         let d = Dfa::build(
             &[hir("SELECT"), hir("(?-u)^/a/.*$"), hir("b")],
             false,
+            false,
             DfaLimits::default(),
         )
         .unwrap();
@@ -286,6 +295,7 @@ mod tests {
         let d = Dfa::build(
             &[hir(r"(?-u)[^/]*\.csv$"), hir("x")],
             true,
+            false,
             DfaLimits::default(),
         )
         .unwrap();
@@ -299,7 +309,13 @@ mod tests {
 
     #[test]
     fn round_trips_and_refuses_garbage() {
-        let d = Dfa::build(&[hir("ab+c"), hir("(?-u)^x$")], false, DfaLimits::default()).unwrap();
+        let d = Dfa::build(
+            &[hir("ab+c"), hir("(?-u)^x$")],
+            false,
+            false,
+            DfaLimits::default(),
+        )
+        .unwrap();
         let bytes = d.to_bytes();
         let back = Dfa::from_bytes(&bytes).unwrap();
         let mut out = Vec::new();
@@ -361,7 +377,7 @@ mod walk_equals_search {
             anchored in any::<bool>(),
         ) {
             let hirs: Vec<Hir> = patterns.iter().map(|p| hir(p)).collect();
-            let d = Dfa::build(&hirs, anchored, DfaLimits::default()).unwrap();
+            let d = Dfa::build(&hirs, anchored, false, DfaLimits::default()).unwrap();
             let (mut walk, mut search) = (Vec::new(), Vec::new());
             prop_assert!(d.matches(&hay, start, &mut walk));
             prop_assert!(d.matches_by_search(&hay, start, &mut search));

@@ -46,7 +46,23 @@ pub struct Automata {
 
 impl Automata {
     fn dfa(&mut self, hirs: Vec<Hir>, anchored: bool, limits: DfaLimits) -> Result<u32, DfaError> {
-        let mut key = String::from(if anchored { "A" } else { "U" });
+        self.dfa_with(hirs, anchored, false, limits)
+    }
+
+    /// A DFA over `hirs`; `ascii_word` DFAs treat Unicode word boundaries as ASCII ones and
+    /// quit on a non-ASCII byte (see [`Dfa::build`]).
+    fn dfa_with(
+        &mut self,
+        hirs: Vec<Hir>,
+        anchored: bool,
+        ascii_word: bool,
+        limits: DfaLimits,
+    ) -> Result<u32, DfaError> {
+        let mut key = String::from(match (anchored, ascii_word) {
+            (true, _) => "A",
+            (false, false) => "U",
+            (false, true) => "W",
+        });
         for h in &hirs {
             key.push('\u{0}');
             key.push_str(&h.to_string());
@@ -54,7 +70,7 @@ impl Automata {
         if let Some(&id) = self.dfa_ids.get(&key) {
             return Ok(id);
         }
-        let dfa = Dfa::build(&hirs, anchored, limits)?;
+        let dfa = Dfa::build(&hirs, anchored, ascii_word, limits)?;
         self.dfas.push(dfa);
         let id = self.dfas.len() as u32 - 1;
         self.dfa_ids.insert(key, id);
@@ -84,6 +100,60 @@ struct Fallback {
     set: Option<FallbackSet>,
 }
 
+impl Fallback {
+    fn new(patterns: &[String], ids: Vec<u32>) -> Result<Fallback, DfaError> {
+        let sources: Vec<String> = ids.iter().map(|&i| patterns[i as usize].clone()).collect();
+        Ok(Fallback {
+            set: Some(FallbackSet::new(&sources)?),
+            sources,
+            patterns: ids,
+        })
+    }
+
+    fn is_valid(&self, n_patterns: usize) -> bool {
+        self.sources.len() == self.patterns.len()
+            && self.patterns.iter().all(|&p| (p as usize) < n_patterns)
+    }
+
+    /// Reports every pattern matching `value` onto `out`; false when the regexes are not
+    /// built.
+    fn matches(&self, value: &[u8], scratch: &mut Vec<u32>, out: &mut Vec<u32>) -> bool {
+        let Some(set) = &self.set else {
+            return false;
+        };
+        set.which_match(value, scratch, |i| {
+            if let Some(&p) = self.patterns.get(i as usize) {
+                out.push(p);
+            }
+        });
+        true
+    }
+
+    fn take(slot: &mut Option<Fallback>) -> Option<BuiltFallback> {
+        let f = slot.as_mut()?;
+        let set = f.set.take()?;
+        Some(BuiltFallback {
+            sources: f.sources.clone(),
+            set,
+        })
+    }
+
+    fn reuse(slot: &mut Option<Fallback>, built: Option<BuiltFallback>) {
+        if let (Some(f), Some(built)) = (slot.as_mut(), built) {
+            if f.set.is_none() && f.sources == built.sources {
+                f.set = Some(built.set);
+            }
+        }
+    }
+
+    fn rebuild(slot: &mut Option<Fallback>) -> Result<(), DfaError> {
+        if let Some(f) = slot.as_mut().filter(|f| f.set.is_none()) {
+            f.set = Some(FallbackSet::new(&f.sources)?);
+        }
+        Ok(())
+    }
+}
+
 /// Fallback regexes taken from a compiled index, with the sources they match.
 pub(crate) struct BuiltFallback {
     sources: Vec<String>,
@@ -105,7 +175,12 @@ pub struct PatternIndex {
     /// Per bucket: the original pattern index of each suffix DFA pattern.
     bucket_patterns: Csr,
     rest: Vec<Shard>,
+    /// Unanchored DFAs over patterns with Unicode word boundaries, read as ASCII ones: such a
+    /// DFA quits on a non-ASCII byte, and then `word_fallback` answers for its patterns.
+    word_rest: Vec<Shard>,
     fallback: Option<Fallback>,
+    /// The patterns of `word_rest`, for values on which their DFAs quit.
+    word_fallback: Option<Fallback>,
 }
 
 /// Parses a pattern's source the way every automaton of an index reads it.
@@ -143,8 +218,41 @@ fn split_prefix(hir: &Hir) -> Option<(Vec<u8>, Hir)> {
 
 /// True when a pattern goes to the fallback regex rather than a DFA.
 fn needs_fallback(hir: &Hir) -> bool {
+    estimated_size(hir) > DENSE_ESTIMATE_BUDGET
+}
+
+/// True when a pattern holds a Unicode word boundary, which a dense DFA runs only on ASCII.
+fn has_unicode_word_boundary(hir: &Hir) -> bool {
     hir.properties().look_set().contains_word_unicode()
-        || estimated_size(hir) > DENSE_ESTIMATE_BUDGET
+}
+
+/// Unanchored DFAs over `patterns`, at most [`SHARD_PATTERNS`] each, halved while over the
+/// budget; a single pattern over it goes to `fallback`.
+fn shards(
+    patterns: Vec<(Hir, u32)>,
+    ascii_word: bool,
+    automata: &mut Automata,
+    limits: DfaLimits,
+    fallback: &mut Vec<u32>,
+) -> Result<Vec<Shard>, DfaError> {
+    let mut out = Vec::new();
+    let mut queue: Vec<Vec<(Hir, u32)>> =
+        patterns.chunks(SHARD_PATTERNS).map(<[_]>::to_vec).collect();
+    while let Some(chunk) = queue.pop() {
+        let (hirs, ids): (Vec<Hir>, Vec<u32>) = chunk.iter().cloned().unzip();
+        match automata.dfa_with(hirs, false, ascii_word, limits) {
+            Ok(dfa) => out.push(Shard { dfa, patterns: ids }),
+            Err(e) if e.too_large && chunk.len() > 1 => {
+                let half = chunk.len() / 2;
+                queue.push(chunk[..half].to_vec());
+                queue.push(chunk[half..].to_vec());
+            }
+            // One pattern alone exceeds the budget: it takes the slow path.
+            Err(e) if e.too_large => fallback.extend(ids),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
 }
 
 impl PatternIndex {
@@ -156,11 +264,14 @@ impl PatternIndex {
     ) -> Result<PatternIndex, DfaError> {
         let mut prefixed: Vec<(Vec<u8>, Hir, u32)> = Vec::new();
         let mut rest: Vec<(Hir, u32)> = Vec::new();
+        let mut word_rest: Vec<(Hir, u32)> = Vec::new();
         let mut fallback = Vec::new();
         for (i, p) in patterns.iter().enumerate() {
             let hir = parse(p)?;
             if needs_fallback(&hir) {
                 fallback.push(i as u32);
+            } else if has_unicode_word_boundary(&hir) {
+                word_rest.push((hir, i as u32));
             } else if let Some((prefix, suffix)) = split_prefix(&hir) {
                 prefixed.push((prefix, suffix, i as u32));
             } else {
@@ -202,7 +313,9 @@ impl PatternIndex {
             bucket_dfas: Vec::with_capacity(kept.len()),
             bucket_patterns: Csr::default(),
             rest: Vec::new(),
+            word_rest: Vec::new(),
             fallback: None,
+            word_fallback: None,
         };
         for (prefix, members) in kept {
             let (hirs, ids): (Vec<Hir>, Vec<u32>) = members.into_iter().unzip();
@@ -228,33 +341,20 @@ impl PatternIndex {
             };
             index.prefix_dfa = Some(automata.dfa(literals, true, prefix_limits)?);
         }
-        let mut queue: Vec<Vec<(Hir, u32)>> =
-            rest.chunks(SHARD_PATTERNS).map(<[_]>::to_vec).collect();
-        while let Some(chunk) = queue.pop() {
-            let (hirs, ids): (Vec<Hir>, Vec<u32>) = chunk.iter().cloned().unzip();
-            match automata.dfa(hirs, false, limits) {
-                Ok(dfa) => index.rest.push(Shard { dfa, patterns: ids }),
-                Err(e) if e.too_large && chunk.len() > 1 => {
-                    let half = chunk.len() / 2;
-                    queue.push(chunk[..half].to_vec());
-                    queue.push(chunk[half..].to_vec());
-                }
-                // One pattern alone exceeds the budget: it takes the slow path.
-                Err(e) if e.too_large => fallback.extend(ids),
-                Err(e) => return Err(e),
-            }
-        }
+        index.rest = shards(rest, false, automata, limits, &mut fallback)?;
+        index.word_rest = shards(word_rest, true, automata, limits, &mut fallback)?;
         if !fallback.is_empty() {
             fallback.sort_unstable();
-            let sources: Vec<String> = fallback
-                .iter()
-                .map(|&i| patterns[i as usize].clone())
-                .collect();
-            index.fallback = Some(Fallback {
-                set: Some(FallbackSet::new(&sources)?),
-                sources,
-                patterns: fallback,
-            });
+            index.fallback = Some(Fallback::new(patterns, fallback)?);
+        }
+        let mut word: Vec<u32> = index
+            .word_rest
+            .iter()
+            .flat_map(|s| s.patterns.clone())
+            .collect();
+        if !word.is_empty() {
+            word.sort_unstable();
+            index.word_fallback = Some(Fallback::new(patterns, word)?);
         }
         Ok(index)
     }
@@ -273,32 +373,25 @@ impl PatternIndex {
     /// Rebuilds what is not serialized (the fallback regexes), unless it is already built
     /// (a program fresh from the compiler).
     pub fn rebuild(&mut self) -> Result<(), DfaError> {
-        if let Some(f) = self.fallback.as_mut().filter(|f| f.set.is_none()) {
-            f.set = Some(FallbackSet::new(&f.sources)?);
-        }
-        Ok(())
+        Fallback::rebuild(&mut self.fallback)?;
+        Fallback::rebuild(&mut self.word_fallback)
     }
 
     /// Takes out the fallback regexes built for this index, with the sources they were built
-    /// from (for [`PatternIndex::reuse_fallback`]).
-    pub(crate) fn take_fallback(&mut self) -> Option<BuiltFallback> {
-        let f = self.fallback.as_mut()?;
-        let set = f.set.take()?;
-        Some(BuiltFallback {
-            sources: f.sources.clone(),
-            set,
-        })
+    /// from (for [`PatternIndex::reuse_fallbacks`]).
+    pub(crate) fn take_fallbacks(&mut self) -> [Option<BuiltFallback>; 2] {
+        [
+            Fallback::take(&mut self.fallback),
+            Fallback::take(&mut self.word_fallback),
+        ]
     }
 
     /// Puts back fallback regexes built for an index with the same fallback sources (this
     /// index decoded from the bundle of the one they came from), so that [`Self::rebuild`]
     /// does not build them again. Regexes built from other sources are dropped.
-    pub(crate) fn reuse_fallback(&mut self, built: BuiltFallback) {
-        if let Some(f) = self.fallback.as_mut() {
-            if f.set.is_none() && f.sources == built.sources {
-                f.set = Some(built.set);
-            }
-        }
+    pub(crate) fn reuse_fallbacks(&mut self, [main, word]: [Option<BuiltFallback>; 2]) {
+        Fallback::reuse(&mut self.fallback, main);
+        Fallback::reuse(&mut self.word_fallback, word);
     }
 
     /// Checks that the prefixes are sorted and consistent, every DFA reference is in range,
@@ -350,12 +443,20 @@ impl PatternIndex {
                 return Err(Invalid("shard DFA does not fit its patterns"));
             }
         }
-        if let Some(f) = &self.fallback {
-            if f.sources.len() != f.patterns.len()
-                || f.patterns.iter().any(|&p| p as usize >= n_patterns)
+        for s in &self.word_rest {
+            if !dfa_fits(s.dfa, s.patterns.len())
+                || s.patterns.iter().any(|&p| p as usize >= n_patterns)
             {
-                return Err(Invalid("fallback pattern table is inconsistent"));
+                return Err(Invalid("shard DFA does not fit its patterns"));
             }
+        }
+        if [&self.fallback, &self.word_fallback]
+            .into_iter()
+            .flatten()
+            .any(|f| !f.is_valid(n_patterns))
+            || self.word_rest.is_empty() != self.word_fallback.is_none()
+        {
+            return Err(Invalid("fallback pattern table is inconsistent"));
         }
         Ok(())
     }
@@ -418,15 +519,29 @@ impl PatternIndex {
         for shard in &self.rest {
             run(shard.dfa, &shard.patterns, 0);
         }
-        if let Some(f) = &self.fallback {
-            match &f.set {
-                Some(set) => set.which_match(value, scratch, |i| {
-                    if let Some(&p) = f.patterns.get(i as usize) {
-                        out.push(p);
-                    }
-                }),
+        // A word-boundary DFA quits on a non-ASCII byte: its patterns are then matched by
+        // their fallback regexes (the matches it reported before quitting are real ones).
+        let mut quit = false;
+        for shard in &self.word_rest {
+            scratch.clear();
+            match automata.dfas.get(shard.dfa as usize) {
+                Some(d) => quit |= !d.matches(value, 0, scratch),
                 None => ok = false,
             }
+            out.extend(
+                scratch
+                    .iter()
+                    .filter_map(|&j| shard.patterns.get(j as usize)),
+            );
+        }
+        if quit {
+            ok &= self
+                .word_fallback
+                .as_ref()
+                .is_some_and(|f| f.matches(value, scratch, out));
+        }
+        if let Some(f) = &self.fallback {
+            ok &= f.matches(value, scratch, out);
         }
         ok
     }
@@ -464,6 +579,21 @@ mod tests {
         assert_eq!(matches(&pats, "Xyz"), vec![5]);
         assert_eq!(matches(&pats, "/other"), Vec::<u32>::new());
         assert_eq!(matches(&pats, ""), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn unicode_word_boundaries_use_a_dfa_on_ascii_and_the_fallback_beyond() {
+        let pats = [r"\bdrop\b", r"\b(drop|grant)\b", "x"];
+        let mut automata = Automata::default();
+        let sources: Vec<String> = pats.iter().map(|s| s.to_string()).collect();
+        let idx = PatternIndex::build(&sources, &mut automata, DfaLimits::default()).unwrap();
+        assert_eq!((idx.word_rest.len(), idx.fallback.is_none()), (1, true));
+        assert_eq!(matches(&pats, "a; drop table x"), vec![0, 1, 2]);
+        assert_eq!(matches(&pats, "dropped"), Vec::<u32>::new());
+        // Non-ASCII bytes: the DFA quits and the fallback answers, Unicode-aware.
+        assert_eq!(matches(&pats, "é drop é"), vec![0, 1]);
+        assert_eq!(matches(&pats, "édrop grant"), vec![1]);
+        assert_eq!(matches(&pats, "grantÀ x"), vec![2]);
     }
 
     #[test]

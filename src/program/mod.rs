@@ -123,23 +123,21 @@ impl Program {
     /// Takes out the fallback regexes built while compiling, in a fixed order, so that the
     /// program decoded from this one's bundle can reuse them ([`Program::reuse_fallbacks`])
     /// instead of building them a second time.
-    pub(crate) fn take_fallbacks(&mut self) -> Vec<Option<BuiltFallback>> {
+    pub(crate) fn take_fallbacks(&mut self) -> Vec<[Option<BuiltFallback>; 2]> {
         let groups = self.groups.iter_mut();
         groups
             .flat_map(Group::pattern_indexes_mut)
-            .map(PatternIndex::take_fallback)
+            .map(PatternIndex::take_fallbacks)
             .collect()
     }
 
     /// Puts back what [`Program::take_fallbacks`] took from the program this one was decoded
     /// from; what does not fit (other sources) is left for the rebuild.
-    pub(crate) fn reuse_fallbacks(&mut self, built: Vec<Option<BuiltFallback>>) {
+    pub(crate) fn reuse_fallbacks(&mut self, built: Vec<[Option<BuiltFallback>; 2]>) {
         let groups = self.groups.iter_mut();
         let indexes = groups.flat_map(Group::pattern_indexes_mut);
         for (index, built) in indexes.zip(built) {
-            if let Some(built) = built {
-                index.reuse_fallback(built);
-            }
+            index.reuse_fallbacks(built);
         }
     }
 
