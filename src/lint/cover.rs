@@ -7,8 +7,9 @@
 //!
 //! Candidate pairs are pruned through a [`RuleIndex`]: a covering rule is indexed under each
 //! tool it covers, the argument of its first value condition, and that condition's literal
-//! prefix; a rule looks up only the buckets of its first tool, its own arguments, and the
-//! prefixes of its own literal prefix. No pass compares all pairs of rules.
+//! prefix and literal suffix; a rule looks up only the buckets of its first tool, its own
+//! arguments, the prefixes of its own literal prefix and the suffixes of its own literal
+//! suffix. No pass compares all pairs of rules.
 
 use super::lang::ValueSet;
 use super::Context;
@@ -23,8 +24,9 @@ const WILD: u32 = u32::MAX;
 /// condition (`None` for rules without a value condition).
 type BucketKey = (u32, Option<Vec<String>>);
 
-/// The rules of one bucket by the literal prefix of their key condition.
-type ByPrefix = HashMap<String, Vec<usize>>;
+/// The rules of one bucket by the literal prefix, then the literal suffix, of their key
+/// condition.
+type ByPrefix = HashMap<String, HashMap<String, Vec<usize>>>;
 
 /// Buckets of rules by (tool, argument of the key condition) and literal prefix.
 #[derive(Default)]
@@ -54,9 +56,13 @@ impl RuleIndex {
                 .conditions
                 .iter()
                 .find(|c| !matches!(c.test, CondTest::Present));
-            let (path, prefix) = match key_cond {
-                Some(c) => (Some(c.path.clone()), ValueSet::prefix(&c.test)),
-                None => (None, String::new()),
+            let (path, prefix, suffix) = match key_cond {
+                Some(c) => (
+                    Some(c.path.clone()),
+                    ValueSet::prefix(&c.test),
+                    ValueSet::suffix(&c.test),
+                ),
+                None => (None, String::new(), String::new()),
             };
             let keys: Vec<u32> = if cx.policy.has_catalog() {
                 cx.covers[a][s].clone()
@@ -69,6 +75,8 @@ impl RuleIndex {
                     .entry((k, path.clone()))
                     .or_default()
                     .entry(prefix.clone())
+                    .or_default()
+                    .entry(suffix.clone())
                     .or_default()
                     .push(s);
             }
@@ -91,7 +99,9 @@ impl RuleIndex {
         let mut out = Vec::new();
         for k in keys {
             if let Some(b) = self.buckets.get(&(k, None)) {
-                b.values().for_each(|v| out.extend(v));
+                b.values()
+                    .flat_map(HashMap::values)
+                    .for_each(|v| out.extend(v));
             }
             for c in &rule.conditions {
                 if matches!(c.test, CondTest::Present) {
@@ -100,11 +110,21 @@ impl RuleIndex {
                 let Some(b) = self.buckets.get(&(k, Some(c.path.clone()))) else {
                     continue;
                 };
-                let prefix = ValueSet::prefix(&c.test);
-                for (i, ch) in prefix.char_indices().chain([(prefix.len(), ' ')]) {
-                    let _ = ch;
-                    if let Some(v) = b.get(&prefix[..i]) {
-                        out.extend(v);
+                // A covering condition's prefix starts this one's, and its suffix ends it.
+                let (prefix, suffix) = (ValueSet::prefix(&c.test), ValueSet::suffix(&c.test));
+                let suffixes: Vec<&str> = suffix
+                    .char_indices()
+                    .map(|(i, _)| &suffix[i..])
+                    .chain([""])
+                    .collect();
+                for (i, _) in prefix.char_indices().chain([(prefix.len(), ' ')]) {
+                    let Some(by_suffix) = b.get(&prefix[..i]) else {
+                        continue;
+                    };
+                    for &x in &suffixes {
+                        if let Some(v) = by_suffix.get(x) {
+                            out.extend(v);
+                        }
                     }
                 }
             }

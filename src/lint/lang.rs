@@ -408,6 +408,25 @@ impl ValueSet {
         }
     }
 
+    /// A suffix every string of the set ends with ("" when unknown). Path patterns give ""
+    /// (a raw value need not end as its normal form does), and so do regexes not anchored
+    /// at the end.
+    pub(crate) fn suffix(test: &CondTest) -> String {
+        match test {
+            CondTest::Str {
+                pattern,
+                negated: false,
+            } => match pattern {
+                StrPattern::OneOf(v) => common_suffix(v),
+                StrPattern::Glob { regex, .. } | StrPattern::Regex(regex) => {
+                    regex_suffix(regex).unwrap_or_default()
+                }
+                StrPattern::PathGlob { .. } => String::new(),
+            },
+            _ => String::new(),
+        }
+    }
+
     /// `Some(true)`: every value in `self` is in `other`; `None`: undecided.
     pub(crate) fn subset(&self, other: &ValueSet, langs: &mut Langs) -> Option<bool> {
         if self.others && !other.others {
@@ -448,6 +467,59 @@ impl ValueSet {
                 _ => false,
             }
     }
+}
+
+fn common_suffix(values: &[String]) -> String {
+    let Some(first) = values.first() else {
+        return String::new();
+    };
+    let mut len = first.len();
+    for v in &values[1..] {
+        let same = first
+            .bytes()
+            .rev()
+            .zip(v.bytes().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
+        len = len.min(same);
+    }
+    let mut start = first.len() - len;
+    while !first.is_char_boundary(start) {
+        start += 1;
+    }
+    first[start..].to_string()
+}
+
+/// The literal suffix of a regex anchored at the end (`...-17$`): the longest common suffix
+/// of the literals its matches end with (regex-syntax's suffix extractor). `None` when the
+/// regex is not anchored at its end, or nothing is known.
+fn regex_suffix(regex: &str) -> Option<String> {
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    use regex_syntax::hir::{HirKind, Look};
+    let hir = regex_syntax::ParserBuilder::new()
+        .utf8(false)
+        .nest_limit(crate::pattern::REGEX_NEST_LIMIT)
+        .build()
+        .parse(regex)
+        .ok()?;
+    let mut last = &hir;
+    loop {
+        match last.kind() {
+            HirKind::Capture(c) => last = &c.sub,
+            HirKind::Concat(subs) => last = subs.last()?,
+            _ => break,
+        }
+    }
+    if !matches!(last.kind(), HirKind::Look(Look::End)) {
+        return None;
+    }
+    let seq = Extractor::new().kind(ExtractKind::Suffix).extract(&hir);
+    let lits: Vec<String> = seq
+        .literals()?
+        .iter()
+        .map(|l| String::from_utf8(l.as_bytes().to_vec()).ok())
+        .collect::<Option<_>>()?;
+    Some(common_suffix(&lits))
 }
 
 fn common_prefix(values: &[String]) -> String {
@@ -557,6 +629,26 @@ mod tests {
             pattern: StrPattern::Regex(r.into()),
             negated: false,
         }
+    }
+
+    #[test]
+    fn suffixes_are_known_for_literals_end_anchored_regexes_and_plain_globs() {
+        let lits = |v: &[&str]| CondTest::Str {
+            pattern: StrPattern::OneOf(v.iter().map(|s| s.to_string()).collect()),
+            negated: false,
+        };
+        assert_eq!(ValueSet::suffix(&lits(&["a-17", "bb-17", "-17"])), "-17");
+        assert_eq!(ValueSet::suffix(&lits(&["aé", "bé"])), "é");
+        assert_eq!(ValueSet::suffix(&lits(&["x", "y"])), "");
+        assert_eq!(ValueSet::suffix(&re("^(foo|bar)[0-9]+-17$")), "-17");
+        assert_eq!(ValueSet::suffix(&re("(ab|cb)$")), "b");
+        // Not anchored at the end: the value may go on.
+        assert_eq!(ValueSet::suffix(&re("^(foo|bar)[0-9]+-17")), "");
+        assert_eq!(ValueSet::suffix(&re("(?m)-17$")), "");
+        assert_eq!(ValueSet::suffix(&glob("{foo,bar}*-17")), "-17");
+        assert_eq!(ValueSet::suffix(&glob("*.rs")), ".rs");
+        // A path pattern's suffix is its normal form's, not the raw value's.
+        assert_eq!(ValueSet::suffix(&glob("/src/**/*.rs")), "");
     }
 
     fn lits(v: &[&str]) -> CondTest {
