@@ -35,12 +35,13 @@ const PRODUCT_LIMIT: usize = 50_000;
 
 /// A fully anchored DFA: it accepts a string when the pattern matches all of it.
 pub(crate) struct Lang {
-    dfa: dense::DFA<Vec<u32>>,
-    start: StateID,
+    pub(crate) dfa: dense::DFA<Vec<u32>>,
+    pub(crate) start: StateID,
 }
 
 impl Lang {
-    fn build(pattern: &str) -> Option<Lang> {
+    /// The DFA of a fully anchored pattern; `None` when it cannot be built within the limits.
+    pub(crate) fn build(pattern: &str) -> Option<Lang> {
         let dfa = dense::Builder::new()
             .configure(
                 dense::Config::new()
@@ -69,12 +70,13 @@ impl Lang {
         Some(Lang { dfa, start })
     }
 
-    fn accepts_here(&self, s: StateID) -> bool {
+    /// True when a word ending in state `s` is in the language.
+    pub(crate) fn accepts_here(&self, s: StateID) -> bool {
         self.dfa.is_match_state(self.dfa.next_eoi_state(s))
     }
 
     /// True when the whole of `value` is in the language.
-    fn accepts(&self, value: &[u8]) -> bool {
+    pub(crate) fn accepts(&self, value: &[u8]) -> bool {
         let mut s = self.start;
         for &b in value {
             s = self.dfa.next_state(s, b);
@@ -139,7 +141,8 @@ pub(crate) struct Langs {
 }
 
 impl Langs {
-    fn get(&mut self, pattern: &str) -> Option<Rc<Lang>> {
+    /// The DFA of a pattern, built once; `None` when it is too large.
+    pub(crate) fn get(&mut self, pattern: &str) -> Option<Rc<Lang>> {
         if let Some(l) = self.cache.get(pattern) {
             return l.clone();
         }
@@ -426,6 +429,31 @@ impl ValueSet {
             return Some(false);
         }
         str_disjoint(&self.strings, &other.strings, langs)
+    }
+
+    /// The strings of the set.
+    pub(crate) fn string_set(&self) -> &StrSet {
+        &self.strings
+    }
+
+    /// True when the number `n` is in the set.
+    pub(crate) fn admits_number(&self, n: f64) -> bool {
+        let point = Interval {
+            lo: Bound {
+                value: n,
+                inclusive: true,
+            },
+            hi: Bound {
+                value: n,
+                inclusive: true,
+            },
+        };
+        self.numbers.iter().any(|i| point.within(i))
+    }
+
+    /// True when booleans, null and objects are in the set.
+    pub(crate) fn admits_others(&self) -> bool {
+        self.others
     }
 
     /// True when the set holds no value at all.

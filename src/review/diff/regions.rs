@@ -1,0 +1,300 @@
+//! The regions of one argument path: its values grouped by the truth of every atom on the
+//! path (both policies together), one witness value per region.
+//!
+//! Two values in one region make every rule of both policies judge the path alike, so a
+//! request is decided the same with either. Strings are explored by a breadth-first search of
+//! the product of the atoms' DFAs (the first word reaching a combination of accepting states
+//! is the shortest string of that region); path patterns are explored over normalized
+//! absolute paths, plus unreadable values; numbers by the comparison constants and the points
+//! around and between them; other kinds by one value each. Arrays are the closure of the
+//! regions under concatenation (an allow needs every element, a deny any). The absent
+//! argument is one more region.
+
+use super::atoms::{Atom, StrKind};
+use crate::lint::lang::{Lang, Langs};
+use regex_automata::dfa::Automaton;
+use regex_automata::util::primitives::StateID;
+use serde_json::{json, Value};
+use std::collections::{HashMap, HashSet};
+
+/// Valid UTF-8 strings: a JSON string is one.
+const UTF8: &str = r"(?s:.)*";
+/// Absolute paths in normal form (what a normalized path can be).
+const NORMAL_PATH: &str = r"/|(?:/(?:[^/\x00.][^/\x00]*|\.[^/\x00.][^/\x00]*|\.\.[^/\x00]+))+";
+
+/// The witnesses of one path's regions.
+pub(crate) struct Regions {
+    /// One value per region; `None` is the absent argument.
+    pub values: Vec<Option<Value>>,
+    /// True when every region has a witness; false when some kind of value was only
+    /// sampled (shell patterns, path patterns mixed with other string patterns).
+    pub exhaustive: bool,
+}
+
+/// Why a path's regions could not be found within the budget.
+pub(crate) type GaveUp = String;
+
+/// Explores the product of `comps` restricted to words the guard accepts: one shortest word
+/// per combination of the components' acceptance. `Err` when more than `limit` product
+/// states would be visited.
+fn explore(guard: &Lang, comps: &[&Lang], limit: usize) -> Result<Vec<Vec<u8>>, GaveUp> {
+    let all: Vec<&Lang> = std::iter::once(guard)
+        .chain(comps.iter().copied())
+        .collect();
+    let mut reps = Vec::new();
+    let mut classes = HashSet::new();
+    for b in 0..=255u8 {
+        let key: Vec<u8> = all.iter().map(|l| l.dfa.byte_classes().get(b)).collect();
+        if classes.insert(key) {
+            reps.push(b);
+        }
+    }
+    let start: Vec<StateID> = all.iter().map(|l| l.start).collect();
+    // (state, parent index, byte that led here)
+    let mut states: Vec<(Vec<StateID>, usize, u8)> = vec![(start.clone(), 0, 0)];
+    let mut index: HashMap<Vec<StateID>, usize> = HashMap::from([(start, 0)]);
+    let mut found: HashMap<Vec<bool>, usize> = HashMap::new();
+    let mut i = 0;
+    while i < states.len() {
+        let st = states[i].0.clone();
+        if all[0].accepts_here(st[0]) {
+            let key: Vec<bool> = all[1..]
+                .iter()
+                .zip(&st[1..])
+                .map(|(l, &s)| l.accepts_here(s))
+                .collect();
+            found.entry(key).or_insert(i);
+        }
+        for &b in &reps {
+            let next: Vec<StateID> = all
+                .iter()
+                .zip(&st)
+                .map(|(l, &s)| l.dfa.next_state(s, b))
+                .collect();
+            if all[0].dfa.is_dead_state(next[0]) || index.contains_key(&next) {
+                continue;
+            }
+            if states.len() >= limit {
+                return Err(format!("gave up after {limit} automaton states"));
+            }
+            index.insert(next.clone(), states.len());
+            states.push((next, i, b));
+        }
+        i += 1;
+    }
+    let mut words: Vec<(usize, Vec<u8>)> = found
+        .into_values()
+        .map(|mut at| {
+            let mut word = Vec::new();
+            while at != 0 {
+                word.push(states[at].2);
+                at = states[at].1;
+            }
+            word.reverse();
+            (word.len(), word)
+        })
+        .collect();
+    words.sort();
+    Ok(words.into_iter().map(|(_, w)| w).collect())
+}
+
+/// Words to try on a shell pattern: the pattern with its wildcards filled in, and a few
+/// variants around it. Shell conditions are only sampled.
+fn shell_samples(pattern: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    for tok in pattern.split_whitespace() {
+        if tok == "..." || tok == "**" {
+            continue;
+        }
+        if let Some(flags) = tok
+            .strip_prefix("-={")
+            .or_else(|| tok.strip_prefix("-{"))
+            .and_then(|f| f.strip_suffix('}'))
+        {
+            for f in flags.split(',').filter(|f| !f.is_empty()) {
+                words.push(if f.len() == 1 {
+                    format!("-{f}")
+                } else {
+                    format!("--{f}")
+                });
+            }
+            continue;
+        }
+        let mut w = String::new();
+        let mut in_class = false;
+        let mut class_first = true;
+        for c in tok.chars() {
+            match c {
+                '[' if !in_class => {
+                    in_class = true;
+                    class_first = true;
+                }
+                ']' if in_class => in_class = false,
+                _ if in_class => {
+                    if class_first && c != '!' && c != '^' {
+                        w.push(c);
+                        class_first = false;
+                    }
+                }
+                '*' | '?' => w.push('x'),
+                _ => w.push(c),
+            }
+        }
+        words.push(w);
+    }
+    let base = words.join(" ");
+    vec![
+        base.clone(),
+        format!("{base} x"),
+        format!("{base} /"),
+        format!("sudo {base}"),
+        format!("{base}; x"),
+        format!("x && {base}"),
+    ]
+}
+
+/// Finds the regions of one path from its atoms. `required` paths with no atoms still get
+/// an absent and a present region.
+pub(crate) fn regions(atoms: &[Atom], langs: &mut Langs, limit: usize) -> Result<Regions, GaveUp> {
+    let mut exhaustive = true;
+    let kinds: Vec<StrKind> = atoms.iter().map(Atom::str_kind).collect();
+    let plain: Vec<&Lang> = atoms
+        .iter()
+        .filter(|a| a.str_kind() == StrKind::Plain)
+        .filter_map(Atom::lang)
+        .collect();
+    let paths: Vec<&Lang> = atoms
+        .iter()
+        .filter(|a| a.str_kind() == StrKind::Path)
+        .filter_map(Atom::lang)
+        .collect();
+    let too_large = || "an automaton is too large to explore".to_string();
+    let mut candidates: Vec<Value> = Vec::new();
+    if !plain.is_empty() || paths.is_empty() {
+        let guard = langs.get(UTF8).ok_or_else(too_large)?;
+        let comps: Vec<&Lang> = plain.iter().chain(&paths).copied().collect();
+        for w in explore(&guard, &comps, limit)? {
+            if let Ok(s) = String::from_utf8(w) {
+                candidates.push(Value::String(s));
+            }
+        }
+    }
+    if !paths.is_empty() {
+        let guard = langs.get(NORMAL_PATH).ok_or_else(too_large)?;
+        let words = explore(&guard, &paths, limit)?;
+        for w in words {
+            if let Ok(s) = String::from_utf8(w) {
+                if !plain.is_empty() {
+                    // The raw string matters too: try spellings of the same path.
+                    candidates.push(Value::String(format!("{s}/")));
+                    candidates.push(Value::String(format!("/.{s}")));
+                }
+                candidates.push(Value::String(s));
+            }
+        }
+        for unreadable in ["", "x", "/.."] {
+            candidates.push(Value::String(unreadable.into()));
+        }
+        if !plain.is_empty() {
+            exhaustive = false;
+        }
+    }
+    if kinds.contains(&StrKind::Shell) {
+        exhaustive = false;
+        for a in atoms {
+            if let Some(p) = a.shell_text() {
+                candidates.extend(shell_samples(p).into_iter().map(Value::String));
+            }
+        }
+    }
+    candidates.extend(numbers(atoms));
+    candidates.extend([Value::Null, Value::Bool(true), json!({})]);
+
+    // One witness per distinct truth vector, first (simplest) first.
+    let mut seen: HashMap<Vec<bool>, Vec<Value>> = HashMap::new();
+    let mut order: Vec<Vec<bool>> = Vec::new();
+    for v in candidates {
+        let key: Vec<bool> = atoms.iter().map(|a| a.holds(&v)).collect();
+        if let std::collections::hash_map::Entry::Vacant(e) = seen.entry(key.clone()) {
+            e.insert(vec![v]);
+            order.push(key);
+        }
+    }
+    // Arrays: the closure under concatenation, starting from the empty array.
+    let empty: Vec<bool> = atoms.iter().map(Atom::holds_on_empty).collect();
+    if let std::collections::hash_map::Entry::Vacant(e) = seen.entry(empty.clone()) {
+        e.insert(Vec::new());
+        order.push(empty);
+    }
+    let mut i = 0;
+    while i < order.len() {
+        for j in 0..=i {
+            let (a, b) = (&order[i], &order[j]);
+            let key: Vec<bool> = atoms
+                .iter()
+                .zip(a.iter().zip(b))
+                .map(|(atom, (&x, &y))| atom.combine(x, y))
+                .collect();
+            if seen.contains_key(&key) {
+                continue;
+            }
+            if order.len() >= limit {
+                return Err(format!("gave up after {limit} array regions"));
+            }
+            let mut elems = seen.get(&order[i]).cloned().unwrap_or_default();
+            elems.extend(seen.get(&order[j]).cloned().unwrap_or_default());
+            order.push(key.clone());
+            seen.insert(key, elems);
+        }
+        i += 1;
+    }
+    let mut values: Vec<Option<Value>> = vec![None];
+    for key in order {
+        if let Some(elems) = seen.remove(&key) {
+            values.push(Some(match <[Value; 1]>::try_from(elems) {
+                Ok([one]) => one,
+                Err(many) => Value::Array(many),
+            }));
+        }
+    }
+    Ok(Regions { values, exhaustive })
+}
+
+/// Numbers: each comparison constant, a point between each two, and one beyond each end.
+fn numbers(atoms: &[Atom]) -> Vec<Value> {
+    let mut cs: Vec<f64> = atoms.iter().filter_map(Atom::constant).collect();
+    cs.sort_by(f64::total_cmp);
+    cs.dedup();
+    let mut out = Vec::new();
+    match (cs.first(), cs.last()) {
+        (Some(&lo), Some(&hi)) => {
+            out.push(if lo - 1.0 < lo {
+                lo - 1.0
+            } else {
+                lo.next_down()
+            });
+            for (k, &c) in cs.iter().enumerate() {
+                out.push(c);
+                if let Some(&d) = cs.get(k + 1) {
+                    out.push(c + (d - c) / 2.0);
+                }
+            }
+            out.push(if hi + 1.0 > hi {
+                hi + 1.0
+            } else {
+                hi.next_up()
+            });
+        }
+        _ => out.push(0.0),
+    }
+    out.into_iter()
+        .filter(|f| f.is_finite())
+        .map(|f| {
+            if f.fract() == 0.0 && f.abs() < 9.0e15 {
+                json!(f as i64)
+            } else {
+                json!(f)
+            }
+        })
+        .collect()
+}
