@@ -355,11 +355,7 @@ impl Pair<'_> {
         for atoms in paths.values() {
             match regions::regions(atoms, langs, budget.states) {
                 Ok(r) => {
-                    if !r.exhaustive {
-                        sampled.push(
-                            "shell patterns, or path patterns mixed with other string patterns",
-                        );
-                    }
+                    sampled.extend(r.sampled);
                     regions.push(r.values);
                 }
                 Err(why) => return Some(self.undecided(format!("undecided: {why}"))),
@@ -406,6 +402,7 @@ impl Pair<'_> {
                 "undecided: gave up after {decided} of {total} candidate requests"
             ));
         } else if !sampled.is_empty() {
+            sampled.sort();
             sampled.dedup();
             undecided = Some(format!(
                 "undecided: only sampled, not decided exhaustively ({})",

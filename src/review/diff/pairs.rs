@@ -158,12 +158,18 @@ pub(crate) fn fingerprint(policy: &Policy, agent: &str, addr: &Address) -> Strin
         .iter()
         .filter(|t| t.name == addr.tool)
         .map(|t| {
+            // Only whether a call is allowed matters: the order of `needs` (which names the
+            // first missing permission) and of the arguments does not.
             let server = t.server.map(|i| policy.servers[i].name.as_str());
-            let needs: Vec<String> = t.needs.iter().map(ToString::to_string).collect();
-            let params: Option<Vec<(String, bool)>> = t
-                .params
-                .as_ref()
-                .map(|ps| ps.iter().map(|p| (p.name.clone(), p.optional)).collect());
+            let mut needs: Vec<String> = t.needs.iter().map(ToString::to_string).collect();
+            needs.sort();
+            needs.dedup();
+            let params: Option<Vec<(String, bool)>> = t.params.as_ref().map(|ps| {
+                let mut v: Vec<(String, bool)> =
+                    ps.iter().map(|p| (p.name.clone(), p.optional)).collect();
+                v.sort();
+                v
+            });
             format!("{server:?} {needs:?} {params:?}")
         })
         .collect();
@@ -187,6 +193,7 @@ pub(crate) fn fingerprint(policy: &Policy, agent: &str, addr: &Address) -> Strin
                 })
                 .collect();
             rules.sort();
+            rules.dedup();
             format!("{:?} {} {grants:?} {rules:?}", a.default, a.invalid_grants)
         }
     };

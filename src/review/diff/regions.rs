@@ -22,13 +22,27 @@ const UTF8: &str = r"(?s:.)*";
 /// Absolute paths in normal form (what a normalized path can be).
 const NORMAL_PATH: &str = r"/|(?:/(?:[^/\x00.][^/\x00]*|\.[^/\x00.][^/\x00]*|\.\.[^/\x00]+))+";
 
+/// Strings starting with `/`.
+const SLASH: &str = r"/(?s:.)*";
+/// Strings not starting with `/`.
+const NOT_SLASH: &str = r"(?:[^/](?s:.)*)?";
+
+/// Adds the words that are valid UTF-8 as string candidates.
+fn push_words(candidates: &mut Vec<Value>, words: Vec<Vec<u8>>) {
+    candidates.extend(
+        words
+            .into_iter()
+            .filter_map(|w| String::from_utf8(w).ok())
+            .map(Value::String),
+    );
+}
+
 /// The witnesses of one path's regions.
 pub(crate) struct Regions {
     /// One value per region; `None` is the absent argument.
     pub values: Vec<Option<Value>>,
-    /// True when every region has a witness; false when some kind of value was only
-    /// sampled (shell patterns, path patterns mixed with other string patterns).
-    pub exhaustive: bool,
+    /// `None` when every region has a witness; otherwise what was only sampled.
+    pub sampled: Option<&'static str>,
 }
 
 /// Why a path's regions could not be found within the budget.
@@ -156,7 +170,7 @@ fn shell_samples(pattern: &str) -> Vec<String> {
 /// Finds the regions of one path from its atoms. `required` paths with no atoms still get
 /// an absent and a present region.
 pub(crate) fn regions(atoms: &[Atom], langs: &mut Langs, limit: usize) -> Result<Regions, GaveUp> {
-    let mut exhaustive = true;
+    let mut sampled = None;
     let kinds: Vec<StrKind> = atoms.iter().map(Atom::str_kind).collect();
     let plain: Vec<&Lang> = atoms
         .iter()
@@ -170,37 +184,44 @@ pub(crate) fn regions(atoms: &[Atom], langs: &mut Langs, limit: usize) -> Result
         .collect();
     let too_large = || "an automaton is too large to explore".to_string();
     let mut candidates: Vec<Value> = Vec::new();
-    if !plain.is_empty() || paths.is_empty() {
+    if paths.is_empty() {
         let guard = langs.get(UTF8).ok_or_else(too_large)?;
-        let comps: Vec<&Lang> = plain.iter().chain(&paths).copied().collect();
-        for w in explore(&guard, &comps, limit)? {
-            if let Ok(s) = String::from_utf8(w) {
-                candidates.push(Value::String(s));
+        push_words(&mut candidates, explore(&guard, &plain, limit)?);
+    } else {
+        // A path pattern judges the normalized value, the other patterns the raw one. When
+        // each other pattern judges every string starting with `/` alike, the strings split
+        // exactly into: those not starting with `/` (unreadable as paths), normal absolute
+        // paths, and unreadable ones starting with `/` (all alike).
+        let slash = langs.get(SLASH).ok_or_else(too_large)?;
+        let mut split = true;
+        for l in &plain {
+            if explore(&slash, &[l], limit)?.len() > 1 {
+                split = false;
+                break;
             }
         }
-    }
-    if !paths.is_empty() {
-        let guard = langs.get(NORMAL_PATH).ok_or_else(too_large)?;
-        let words = explore(&guard, &paths, limit)?;
-        for w in words {
-            if let Ok(s) = String::from_utf8(w) {
-                if !plain.is_empty() {
-                    // The raw string matters too: try spellings of the same path.
+        let not_slash = langs.get(NOT_SLASH).ok_or_else(too_large)?;
+        push_words(&mut candidates, explore(&not_slash, &plain, limit)?);
+        let normal = langs.get(NORMAL_PATH).ok_or_else(too_large)?;
+        let words = explore(&normal, &paths, limit)?;
+        if !split {
+            // Otherwise only sampled: the raw strings, and other spellings of each path.
+            sampled = Some("a path pattern next to a string pattern that tells paths apart");
+            let utf8 = langs.get(UTF8).ok_or_else(too_large)?;
+            let comps: Vec<&Lang> = plain.iter().chain(&paths).copied().collect();
+            push_words(&mut candidates, explore(&utf8, &comps, limit)?);
+            for w in &words {
+                if let Ok(s) = std::str::from_utf8(w) {
                     candidates.push(Value::String(format!("{s}/")));
                     candidates.push(Value::String(format!("/.{s}")));
                 }
-                candidates.push(Value::String(s));
             }
         }
-        for unreadable in ["", "x", "/.."] {
-            candidates.push(Value::String(unreadable.into()));
-        }
-        if !plain.is_empty() {
-            exhaustive = false;
-        }
+        push_words(&mut candidates, words);
+        candidates.push(Value::String("/..".into()));
     }
     if kinds.contains(&StrKind::Shell) {
-        exhaustive = false;
+        sampled = Some("shell patterns");
         for a in atoms {
             if let Some(p) = a.shell_text() {
                 candidates.extend(shell_samples(p).into_iter().map(Value::String));
@@ -257,7 +278,7 @@ pub(crate) fn regions(atoms: &[Atom], langs: &mut Langs, limit: usize) -> Result
             }));
         }
     }
-    Ok(Regions { values, exhaustive })
+    Ok(Regions { values, sampled })
 }
 
 /// Numbers: each comparison constant, a point between each two, and one beyond each end.
