@@ -488,3 +488,169 @@ fn request_json(req: &Request) -> Value {
     }
     Value::Object(m)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn load(text: &str) -> (Engine, Policy) {
+        let mut m = crate::source::SourceMap::new();
+        m.add("p.policy", text);
+        let (engine, policy, _) = crate::load::engine_from_sources(m).unwrap();
+        (engine, policy)
+    }
+
+    fn run(old: &str, new: &str, budget: Budget) -> Report {
+        let (a, b) = (load(old), load(new));
+        diff(
+            Side {
+                policy: &a.1,
+                engine: &a.0,
+            },
+            Side {
+                policy: &b.1,
+                engine: &b.0,
+            },
+            &budget,
+        )
+    }
+
+    fn one(old: &str, new: &str) -> PairDiff {
+        let r = run(old, new, Budget::default());
+        assert_eq!(r.pairs.len(), 1, "{:?}", r.pairs);
+        r.pairs[0].clone()
+    }
+
+    #[test]
+    fn equivalent_rules_written_differently_are_found_equivalent() {
+        let r = run(
+            "tool t(p?)\nagent a { default allow\n deny t where p in [\"a\", \"b\"] }",
+            "tool t(p?)\nagent a {\n default allow\n deny t where p == \"b\"\n deny t where p == \"a\"\n}",
+            Budget::default(),
+        );
+        assert!(r.is_empty(), "{:?}", r.pairs);
+        // Not so for allows: an allow needs every element, and `["a", "b"]` satisfies the
+        // list but neither single literal.
+        let d = one(
+            "tool t(p?)\nagent a { allow t where p in [\"a\", \"b\"] }",
+            "tool t(p?)\nagent a {\n allow t where p == \"b\"\n allow t where p == \"a\"\n}",
+        );
+        assert_eq!(d.change, Change::Narrowed);
+        assert_eq!(
+            d.witnesses[0].request["args"]["p"].as_array().map(Vec::len),
+            Some(2)
+        );
+        let r = run(
+            "tool t(path)\nagent a { allow t where path matches \"/srv/**\" and path matches re\"^/\" }",
+            "tool t(path)\nagent a { allow t where path matches \"/srv/**\" }",
+            Budget::default(),
+        );
+        // Every value `/srv/**` admits is normalized from a string starting with `/`.
+        assert!(r.is_empty(), "{:?}", r.pairs);
+    }
+
+    #[test]
+    fn a_number_boundary_is_a_witness() {
+        let d = one(
+            "tool t(n?)\nagent a { allow t where n <= 600 }",
+            "tool t(n?)\nagent a { allow t where n < 600 }",
+        );
+        assert_eq!(d.change, Change::Narrowed);
+        assert_eq!(d.witnesses[0].request["args"], json!({"n": 600}));
+        assert_eq!(d.witnesses[0].old.reason, "allowed_by_rule");
+        assert_eq!(d.witnesses[0].new.reason, "no_matching_rule");
+    }
+
+    #[test]
+    fn a_path_witness_is_a_shortest_normal_path() {
+        let d = one(
+            "tool t(path)\nagent a { allow t where path matches \"/srv/*\" }",
+            "tool t(path)\nagent a { allow t where path matches \"/srv/**\" }",
+        );
+        assert_eq!(d.change, Change::Widened);
+        let path = d.witnesses[0].request["args"]["path"].as_str().unwrap();
+        assert!(path == "/srv" || path.matches('/').count() == 3, "{path}");
+    }
+
+    #[test]
+    fn arrays_reach_what_no_single_value_does() {
+        // Each condition of a deny needs some element, not the same one.
+        let d = one(
+            "tool t(p?)\nagent a { default allow\n deny t where p == \"a\" and p == \"b\" }",
+            "tool t(p?)\nagent a { default allow }",
+        );
+        assert_eq!(d.change, Change::Widened);
+        let p = &d.witnesses[0].request["args"]["p"];
+        assert!(p == &json!(["a", "b"]) || p == &json!(["b", "a"]), "{p}");
+    }
+
+    #[test]
+    fn catalog_and_grants_changes_are_differences() {
+        let d = one(
+            "tool t needs fs:read\nagent a { grant fs:read\n allow t }",
+            "tool t needs fs:write\nagent a { grant fs:read\n allow t }",
+        );
+        assert_eq!(d.change, Change::Narrowed);
+        assert_eq!(d.witnesses[0].new.reason, "permission_missing");
+        let r = run(
+            "tool t\nagent a { allow * }",
+            "tool t\ntool u(x)\nagent a { allow * }",
+            Budget::default(),
+        );
+        assert_eq!(r.pairs.len(), 1);
+        assert_eq!(
+            (r.pairs[0].tool.as_str(), r.pairs[0].change),
+            ("u", Change::Widened)
+        );
+        assert_eq!(r.pairs[0].witnesses[0].old.reason, "unknown_tool");
+        // A missing required argument is denied before the rules: the witness has it.
+        assert_eq!(r.pairs[0].witnesses[0].request["args"], json!({"x": ""}));
+    }
+
+    #[test]
+    fn an_agent_only_in_one_policy_differs_where_it_may_act() {
+        let r = run(
+            "tool t\ntool u needs x:y\nagent a {}",
+            "tool t\ntool u needs x:y\nagent a {}\nagent b { default allow }",
+            Budget::default(),
+        );
+        assert_eq!(r.pairs.len(), 1, "{:?}", r.pairs);
+        assert_eq!(
+            (r.pairs[0].agent.as_str(), r.pairs[0].tool.as_str()),
+            ("b", "t")
+        );
+        assert!(r.may_widen());
+    }
+
+    #[test]
+    fn over_budget_is_undecided_not_equivalent() {
+        let r = run(
+            "tool t(p?, q?)\nagent a { allow t where p == \"x\" and q == \"y\" }",
+            "tool t(p?, q?)\nagent a { allow t where p == \"x\" and q == \"z\" }",
+            Budget {
+                states: 20_000,
+                candidates: 2,
+            },
+        );
+        assert_eq!(r.pairs.len(), 1);
+        let why = r.pairs[0].undecided.as_deref().unwrap();
+        assert!(why.starts_with("undecided: gave up after 2 of "), "{why}");
+        assert!(r.may_widen());
+    }
+
+    #[test]
+    fn shell_conditions_are_only_sampled() {
+        let d = one(
+            "tool B(command)\nagent a { allow B where command matches shell \"git log ...\" }",
+            "tool B(command)\nagent a { allow B where command matches shell \"git ...\" }",
+        );
+        assert_eq!(d.change, Change::Widened);
+        assert!(d.undecided.as_deref().unwrap().contains("shell patterns"));
+        let w = &d.witnesses[0];
+        assert_eq!(
+            (w.old.decision, w.new.decision),
+            (Effect::Deny, Effect::Allow)
+        );
+    }
+}

@@ -60,6 +60,36 @@ fn sample_name(p: &NamePattern) -> Option<String> {
     }
 }
 
+/// True when a request naming `tool` without a server is decided, by both policies, exactly
+/// as one naming its server: each policy that declares the name declares it once, all on
+/// the same server (and both have a catalog).
+fn same_as_server_address(policies: [&Policy; 2], tool: &str) -> bool {
+    let mut server: Option<&str> = None;
+    for p in policies {
+        if !p.has_catalog() {
+            return false;
+        }
+        let decls: Vec<Option<usize>> = p
+            .tools
+            .iter()
+            .filter(|t| t.name == tool)
+            .map(|t| t.server)
+            .collect();
+        match decls.as_slice() {
+            [] => {}
+            [Some(i)] => {
+                let name = p.servers[*i].name.as_str();
+                if server.is_some_and(|s| s != name) {
+                    return false;
+                }
+                server = Some(name);
+            }
+            _ => return false,
+        }
+    }
+    server.is_some()
+}
+
 /// Every tool address worth asking about, and whether the tool names were only sampled (a
 /// policy without a catalog accepts any name).
 pub(crate) fn addresses(policies: [&Policy; 2]) -> (Vec<Address>, bool) {
@@ -73,10 +103,12 @@ pub(crate) fn addresses(policies: [&Policy; 2]) -> (Vec<Address>, bool) {
                     tool: t.name.clone(),
                 });
             }
-            out.insert(Address {
-                server: None,
-                tool: t.name.clone(),
-            });
+            if !same_as_server_address(policies, &t.name) {
+                out.insert(Address {
+                    server: None,
+                    tool: t.name.clone(),
+                });
+            }
         }
     }
     if policies.iter().any(|p| !p.has_catalog()) {

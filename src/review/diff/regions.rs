@@ -22,6 +22,8 @@ const UTF8: &str = r"(?s:.)*";
 /// Absolute paths in normal form (what a normalized path can be).
 const NORMAL_PATH: &str = r"/|(?:/(?:[^/\x00.][^/\x00]*|\.[^/\x00.][^/\x00]*|\.\.[^/\x00]+))+";
 
+/// The most regions one path may have once arrays are counted (their closure is quadratic).
+const MAX_ARRAY_REGIONS: usize = 1_000;
 /// Strings starting with `/`.
 const SLASH: &str = r"/(?s:.)*";
 /// Strings not starting with `/`.
@@ -259,8 +261,11 @@ pub(crate) fn regions(atoms: &[Atom], langs: &mut Langs, limit: usize) -> Result
             if seen.contains_key(&key) {
                 continue;
             }
-            if order.len() >= limit {
-                return Err(format!("gave up after {limit} array regions"));
+            if order.len() >= limit.min(MAX_ARRAY_REGIONS) {
+                return Err(format!(
+                    "gave up after {} regions of array values",
+                    limit.min(MAX_ARRAY_REGIONS)
+                ));
             }
             let mut elems = seen.get(&order[i]).cloned().unwrap_or_default();
             elems.extend(seen.get(&order[j]).cloned().unwrap_or_default());
