@@ -59,7 +59,13 @@ fn explore(guard: &Lang, comps: &[&Lang], limit: usize) -> Result<Vec<Vec<u8>>, 
         .collect();
     let mut reps = Vec::new();
     let mut classes = HashSet::new();
-    for b in 0..=255u8 {
+    // Readable bytes first, so that witnesses are made of letters and digits where they can.
+    let preferred = (b'a'..=b'z')
+        .chain(b'0'..=b'9')
+        .chain(b'A'..=b'Z')
+        .chain(b' '..=b'~')
+        .chain(0..=255u8);
+    for b in preferred {
         let key: Vec<u8> = all.iter().map(|l| l.dfa.byte_classes().get(b)).collect();
         if classes.insert(key) {
             reps.push(b);
