@@ -71,6 +71,8 @@ struct Tool {
 
 #[derive(Clone, Debug)]
 struct Pol {
+    /// False: no tool is declared (names are free, requests carry `permissions`).
+    catalog: bool,
     tools: Vec<Tool>,
     agents: Vec<Agent>,
 }
@@ -98,6 +100,9 @@ impl Pol {
     }
 
     fn catalog(&self, layout: Layout) -> String {
+        if !self.catalog {
+            return String::new();
+        }
         let mut lines = Vec::new();
         let mut server = Vec::new();
         for (i, t) in self.tools.iter().enumerate() {
@@ -276,10 +281,15 @@ fn tool() -> impl Strategy<Value = Tool> {
 
 fn policy() -> impl Strategy<Value = Pol> {
     (
+        prop::bool::weighted(0.8),
         prop::collection::vec(tool(), 3..4),
         prop::collection::vec(agent(), 1..3),
     )
-        .prop_map(|(tools, agents)| Pol { tools, agents })
+        .prop_map(|(catalog, tools, agents)| Pol {
+            catalog,
+            tools,
+            agents,
+        })
 }
 
 /// One edit of a policy: the kinds a policy review meets.
@@ -396,23 +406,24 @@ fn value_pool() -> Vec<Option<Value>> {
     ]
 }
 
-fn requests() -> impl Strategy<Value = (usize, usize, bool, [usize; 3])> {
+/// agent, tool, whether to name the server, the three arguments' values, permissions.
+type Drawn = (usize, usize, bool, [usize; 3], usize);
+
+fn requests() -> impl Strategy<Value = Drawn> {
     (
         0..4usize,
         0..6usize,
         any::<bool>(),
         [0..25usize, 0..25usize, 0..25usize],
+        0..7usize,
     )
 }
 
-fn build_request(
-    p: &Pol,
-    (agent, tool, server, vals): (usize, usize, bool, [usize; 3]),
-) -> Request {
+fn build_request(p: &Pol, (agent, tool, server, vals, perms): Drawn) -> Request {
     let pool = value_pool();
     let tool_name = format!("t{tool}");
     let mut req = Request::new(format!("ag{agent}"), tool_name);
-    if server && p.tools.get(tool).is_some_and(|t| t.on_server) {
+    if server && (!p.catalog || p.tools.get(tool).is_some_and(|t| t.on_server)) {
         req = req.server("s");
     }
     let mut args = serde_json::Map::new();
@@ -422,6 +433,23 @@ fn build_request(
         }
     }
     req.args = args;
+    if !p.catalog {
+        let pool: [&[&str]; 7] = [
+            &[],
+            &["a:r"],
+            &["a:w"],
+            &["b:x"],
+            &["c:y"],
+            &["a:r", "b:x"],
+            &["a:x", "a:r"],
+        ];
+        if perms > 0 {
+            req = req.permissions(pool[perms].iter().copied());
+        }
+        if server && tool >= 3 {
+            req = req.server("u");
+        }
+    }
     req
 }
 
@@ -500,17 +528,29 @@ proptest! {
             let req = build_request(&q, r);
             let (a, b) = (old.0.decide(&req), new.0.decide(&req));
             if a.decision != b.decision {
-                // A request naming no server, for a tool declared once on the same server in
-                // both policies, is reported under the server's name.
+                // With a catalog: the same address (a request naming no server, for a tool
+                // declared once on the same server in both policies, is reported under the
+                // server's name). Without one, names are free and the pair is reported under a
+                // name every target judges alike: the request with that name must be decided
+                // as this one.
                 let found = report.pairs.iter().find(|d| {
-                    d.agent == req.agent
-                        && d.tool == req.tool
-                        && (d.server == req.server || req.server.is_none())
+                    if d.agent != req.agent {
+                        return false;
+                    }
+                    if p.catalog && q.catalog {
+                        return d.tool == req.tool
+                            && (d.server == req.server || req.server.is_none());
+                    }
+                    let mut alt = req.clone();
+                    alt.tool = d.tool.clone();
+                    alt.server = d.server.clone();
+                    old.0.decide(&alt).decision == a.decision
+                        && new.0.decide(&alt).decision == b.decision
                 });
                 prop_assert!(
                     found.is_some(),
                     "{} is decided {:?} then {:?}, but diff reports nothing for it",
-                    serde_json::to_string(&json!({"agent": req.agent, "server": req.server, "tool": req.tool, "args": req.args})).unwrap(),
+                    serde_json::to_string(&json!({"agent": req.agent, "server": req.server, "tool": req.tool, "args": req.args, "permissions": req.permissions})).unwrap(),
                     a.decision, b.decision
                 );
                 let found = found.unwrap();

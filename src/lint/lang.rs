@@ -311,7 +311,7 @@ fn numbers_of(op: CmpOp, n: f64) -> Vec<Interval> {
 
 /// A glob's regex with globset's matching semantics: globset matches with `.` crossing
 /// newlines, so `**` (translated to `.*`) matches a value holding a newline.
-fn glob_regex(regex: &str) -> String {
+pub(crate) fn glob_regex(regex: &str) -> String {
     format!("(?s:{regex})")
 }
 

@@ -220,8 +220,26 @@ pub fn diff(old: Side<'_>, new: Side<'_>, budget: &Budget) -> Report {
         .collect();
     agents.sort();
     agents.dedup();
-    let (addresses, names_sampled) = pairs::addresses(policies);
     let mut langs = Langs::default();
+    let addresses = match pairs::addresses(policies, &mut langs, budget.states) {
+        Ok(a) => a,
+        Err(why) => {
+            return Report {
+                pairs: agents
+                    .iter()
+                    .map(|a| PairDiff {
+                        agent: a.to_string(),
+                        server: None,
+                        tool: "*".into(),
+                        change: Change::Undecided,
+                        witnesses: Vec::new(),
+                        undecided: Some(format!("undecided: {why}")),
+                    })
+                    .collect(),
+                compared: 0,
+            }
+        }
+    };
     let mut out = Vec::new();
     let mut compared = 0;
     for agent in agents {
@@ -237,7 +255,6 @@ pub fn diff(old: Side<'_>, new: Side<'_>, budget: &Budget) -> Report {
                 agent,
                 addr,
                 perms: &perms,
-                names_sampled,
             };
             if let Some(d) = pair.compare(old, new, budget, &mut langs) {
                 out.push(d);
@@ -255,7 +272,6 @@ struct Pair<'a> {
     agent: &'a str,
     addr: &'a Address,
     perms: &'a [Option<Vec<String>>],
-    names_sampled: bool,
 }
 
 /// Sets the value at a dotted path, creating objects on the way; `false` when a value that
@@ -341,9 +357,6 @@ impl Pair<'_> {
             );
         };
         let mut sampled: Vec<&str> = Vec::new();
-        if self.names_sampled {
-            sampled.push("tool names of a policy without a catalog");
-        }
         let keys: Vec<&Vec<String>> = paths.keys().collect();
         if keys
             .iter()

@@ -1,8 +1,10 @@
 //! The (agent, tool) pairs two policies are compared on, the rules that bear on a pair, and a
 //! fingerprint of everything a pair's decisions depend on.
 
+use crate::lint::lang::{glob_regex, Lang, Langs};
 use crate::resolve::{CondDef, Grant, NamePattern, NameTest, Policy, RuleDef};
 use std::collections::BTreeSet;
+use std::rc::Rc;
 
 /// How a request addresses a tool: the `server` field (if any) and the bare tool name.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -23,41 +25,121 @@ impl Address {
     }
 }
 
-/// A tool name standing for every name no target or catalog mentions.
-pub(crate) const OTHER_TOOL: &str = "other_tool";
-/// A server name standing for every server no target mentions.
-pub(crate) const OTHER_SERVER: &str = "other_server";
-
-/// A name a name pattern covers (for catalog-less policies, where names are free).
-fn sample_name(p: &NamePattern) -> Option<String> {
-    match p {
-        NamePattern::Any => None,
-        NamePattern::Literal(l) => Some(l.clone()),
-        NamePattern::Glob { text, .. } => {
-            let mut out = String::new();
-            let mut chars = text.chars();
-            while let Some(c) = chars.next() {
-                match c {
-                    '*' | '?' => out.push('x'),
-                    '[' => {
-                        let mut first = None;
-                        for d in chars.by_ref() {
-                            if d == ']' {
-                                break;
-                            }
-                            if first.is_none() && d != '!' && d != '^' {
-                                first = Some(d);
-                            }
-                        }
-                        out.extend(first);
-                    }
-                    '\\' => out.extend(chars.next()),
-                    c => out.push(c),
+/// Names (of tools, or of servers) that every name pattern of both policies judges in every
+/// way it can: each literal, and for each combination of glob matches a shortest other name
+/// (a breadth-first search of the product of the globs' DFAs). `None` when the product is
+/// too large.
+fn name_regions(
+    patterns: &[&NamePattern],
+    literals: &BTreeSet<String>,
+    langs: &mut Langs,
+    limit: usize,
+) -> Option<Vec<String>> {
+    let mut globs: Vec<(NameTest, Rc<Lang>)> = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut literals = literals.clone();
+    for p in patterns {
+        match p {
+            NamePattern::Any => {}
+            NamePattern::Literal(l) => {
+                literals.insert(l.clone());
+            }
+            NamePattern::Glob { regex, .. } => {
+                if seen.insert(regex.clone()) {
+                    globs.push((NameTest::new(p), langs.get(&glob_regex(regex))?));
                 }
             }
-            Some(out)
         }
     }
+    let is_literal = if literals.is_empty() {
+        None
+    } else {
+        let alts: Vec<String> = literals.iter().map(|l| regex_syntax::escape(l)).collect();
+        Some(langs.get(&format!("(?:{})", alts.join("|")))?)
+    };
+    let guard = langs.get(r"(?s:.)+")?;
+    let comps: Vec<&Lang> = globs
+        .iter()
+        .map(|(_, l)| l.as_ref())
+        .chain(is_literal.as_deref())
+        .collect();
+    let words = super::regions::explore(&guard, &comps, limit).ok()?;
+    let mut out: Vec<String> = literals.iter().cloned().collect();
+    out.extend(words.into_iter().filter_map(|w| String::from_utf8(w).ok()));
+    out.push(String::new());
+    // One name per way the patterns judge names (as the engine matches them); a literal is a
+    // region of its own.
+    let mut keys = BTreeSet::new();
+    let mut kept = Vec::new();
+    for name in out {
+        let globs_key: Vec<bool> = globs.iter().map(|(t, _)| t.is_match(&name)).collect();
+        let literal = literals.contains(&name).then(|| name.clone());
+        if keys.insert((globs_key, literal)) {
+            kept.push(name);
+        }
+    }
+    kept.sort();
+    kept.dedup();
+    Some(kept)
+}
+
+/// Every tool address worth asking about; `Err` with why when the names of a policy without a
+/// catalog cannot be enumerated within the budget.
+pub(crate) fn addresses(
+    policies: [&Policy; 2],
+    langs: &mut Langs,
+    limit: usize,
+) -> Result<Vec<Address>, String> {
+    let mut out = BTreeSet::new();
+    for p in policies {
+        for t in &p.tools {
+            if let Some(s) = t.server {
+                out.insert(Address {
+                    server: Some(p.servers[s].name.clone()),
+                    tool: t.name.clone(),
+                });
+            }
+            if !same_as_server_address(policies, &t.name) {
+                out.insert(Address {
+                    server: None,
+                    tool: t.name.clone(),
+                });
+            }
+        }
+    }
+    if policies.iter().any(|p| !p.has_catalog()) {
+        // Names are free: every way the rule targets (and the catalog) can judge a name.
+        let rules: Vec<&RuleDef> = policies
+            .iter()
+            .flat_map(|p| p.agents.iter().flat_map(|a| &a.rules))
+            .collect();
+        let tool_patterns: Vec<&NamePattern> = rules.iter().map(|r| &r.target.tool).collect();
+        let server_patterns: Vec<&NamePattern> = rules
+            .iter()
+            .filter_map(|r| r.target.server.as_ref())
+            .collect();
+        let tool_names: BTreeSet<String> = policies
+            .iter()
+            .flat_map(|p| p.tools.iter().map(|t| t.name.clone()))
+            .collect();
+        let server_names: BTreeSet<String> = policies
+            .iter()
+            .flat_map(|p| p.servers.iter().map(|s| s.name.clone()))
+            .collect();
+        let too_many = || format!("the tool or server names exceed {limit} automaton states");
+        let tools = name_regions(&tool_patterns, &tool_names, langs, limit).ok_or_else(too_many)?;
+        let servers =
+            name_regions(&server_patterns, &server_names, langs, limit).ok_or_else(too_many)?;
+        for s in std::iter::once(None).chain(servers.into_iter().map(Some)) {
+            for t in &tools {
+                out.insert(Address {
+                    server: s.clone(),
+                    tool: t.clone(),
+                });
+            }
+        }
+    }
+    Ok(out.into_iter().collect())
 }
 
 /// True when a request naming `tool` without a server is decided, by both policies, exactly
@@ -88,58 +170,6 @@ fn same_as_server_address(policies: [&Policy; 2], tool: &str) -> bool {
         }
     }
     server.is_some()
-}
-
-/// Every tool address worth asking about, and whether the tool names were only sampled (a
-/// policy without a catalog accepts any name).
-pub(crate) fn addresses(policies: [&Policy; 2]) -> (Vec<Address>, bool) {
-    let mut out = BTreeSet::new();
-    let mut sampled = false;
-    for p in policies {
-        for t in &p.tools {
-            if let Some(s) = t.server {
-                out.insert(Address {
-                    server: Some(p.servers[s].name.clone()),
-                    tool: t.name.clone(),
-                });
-            }
-            if !same_as_server_address(policies, &t.name) {
-                out.insert(Address {
-                    server: None,
-                    tool: t.name.clone(),
-                });
-            }
-        }
-    }
-    if policies.iter().any(|p| !p.has_catalog()) {
-        sampled = true;
-        let mut tools: BTreeSet<String> = BTreeSet::from([OTHER_TOOL.to_string()]);
-        let mut servers: BTreeSet<Option<String>> =
-            BTreeSet::from([None, Some(OTHER_SERVER.to_string())]);
-        for p in policies {
-            for t in &p.tools {
-                tools.insert(t.name.clone());
-            }
-            for s in &p.servers {
-                servers.insert(Some(s.name.clone()));
-            }
-            for r in p.agents.iter().flat_map(|a| &a.rules) {
-                tools.extend(sample_name(&r.target.tool));
-                if let Some(s) = &r.target.server {
-                    servers.insert(Some(sample_name(s).unwrap_or(OTHER_SERVER.into())));
-                }
-            }
-        }
-        for s in &servers {
-            for t in &tools {
-                out.insert(Address {
-                    server: s.clone(),
-                    tool: t.clone(),
-                });
-            }
-        }
-    }
-    (out.into_iter().collect(), sampled)
 }
 
 /// The rules of `agent` whose target may cover the addressed tool (a superset: only the tool
@@ -232,9 +262,20 @@ pub(crate) fn fingerprint(policy: &Policy, agent: &str, addr: &Address) -> Strin
     format!("{} {catalog:?} {agent_part}", policy.has_catalog())
 }
 
+/// A name not in `used`, made of lowercase letters (valid in a permission).
+fn fresh(used: &BTreeSet<String>) -> String {
+    let mut name = "other".to_string();
+    while used.contains(&name) {
+        name.push('x');
+    }
+    name
+}
+
 /// The `permissions` a request carries, to try against policies without a catalog: none,
-/// and each single permission some grant names (`domain:*` by one action of the domain), plus
-/// one no grant names.
+/// and each single permission that some grant or need names or that a `domain:*` or `*`
+/// grant covers (by an action, or a domain, no grant names). The permission gate passes
+/// exactly when every listed permission is granted, so these decide every way the two
+/// policies' grants can differ.
 pub(crate) fn permission_candidates(
     policies: [&Policy; 2],
     agent: &str,
@@ -242,25 +283,46 @@ pub(crate) fn permission_candidates(
     if policies.iter().all(|p| p.has_catalog()) {
         return vec![None];
     }
-    let mut perms: BTreeSet<String> = BTreeSet::from(["other:other".to_string()]);
+    let mut named: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut domains: BTreeSet<String> = BTreeSet::new();
+    let mut wildcard_domains: BTreeSet<String> = BTreeSet::new();
+    let split = |p: &str| -> (String, String) {
+        let (d, a) = p.split_once(':').unwrap_or((p, ""));
+        (d.to_string(), a.to_string())
+    };
     for p in policies {
         for t in &p.tools {
-            perms.extend(t.needs.iter().map(ToString::to_string));
+            named.extend(t.needs.iter().map(|n| split(&n.to_string())));
         }
-        if let Some(a) = p.agent(agent) {
+        for a in &p.agents {
             for (g, _) in &a.grants {
                 match g {
                     Grant::All => {}
                     Grant::Domain(d) => {
-                        perms.insert(format!("{d}:other"));
+                        domains.insert(d.clone());
+                        if a.name == agent {
+                            wildcard_domains.insert(d.clone());
+                        }
                     }
                     Grant::Exact(x) => {
-                        perms.insert(x.to_string());
+                        named.insert(split(&x.to_string()));
                     }
                 }
             }
         }
     }
+    domains.extend(named.iter().map(|(d, _)| d.clone()));
+    let mut perms: BTreeSet<String> = named.iter().map(|(d, a)| format!("{d}:{a}")).collect();
+    for d in &wildcard_domains {
+        let actions: BTreeSet<String> = named
+            .iter()
+            .filter(|(nd, _)| nd == d)
+            .map(|(_, a)| a.clone())
+            .collect();
+        perms.insert(format!("{d}:{}", fresh(&actions)));
+    }
+    let other = fresh(&domains);
+    perms.insert(format!("{other}:{other}"));
     std::iter::once(None)
         .chain(perms.into_iter().map(|p| Some(vec![p])))
         .collect()

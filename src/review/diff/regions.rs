@@ -53,7 +53,7 @@ pub(crate) type GaveUp = String;
 /// Explores the product of `comps` restricted to words the guard accepts: one shortest word
 /// per combination of the components' acceptance. `Err` when more than `limit` product
 /// states would be visited.
-fn explore(guard: &Lang, comps: &[&Lang], limit: usize) -> Result<Vec<Vec<u8>>, GaveUp> {
+pub(crate) fn explore(guard: &Lang, comps: &[&Lang], limit: usize) -> Result<Vec<Vec<u8>>, GaveUp> {
     let all: Vec<&Lang> = std::iter::once(guard)
         .chain(comps.iter().copied())
         .collect();
