@@ -564,6 +564,27 @@ mod tests {
     }
 
     #[test]
+    fn path_patterns_next_to_raw_string_patterns_are_decided() {
+        // `re"\.env$"` judges the raw value, `/w/**` the normalized one: every combination is
+        // reached by some string, so the comparison is complete.
+        let d = one(
+            "tool t(path)\nagent a { allow t where path matches \"/w/**\" }",
+            "tool t(path)\nagent a { allow t where path matches \"/w/**\"\n deny t where path matches re\"\\.env$\" }",
+        );
+        assert_eq!((d.change, d.undecided.as_deref()), (Change::Narrowed, None));
+        assert_eq!(d.witnesses[0].request["args"]["path"], "/w/.env");
+        // A literal that is not in normal form: only `/w/../x` itself is both, which no
+        // combination of witnesses is sure to reach.
+        let r = run(
+            "tool t(path)\nagent a { allow t where path matches \"/x\" }",
+            "tool t(path)\nagent a { allow t where path matches \"/x\"\n deny t where path == \"/w/../x\" }",
+            Budget::default(),
+        );
+        assert_eq!(r.pairs.len(), 1);
+        assert_eq!(r.pairs[0].change, Change::Narrowed);
+    }
+
+    #[test]
     fn a_number_boundary_is_a_witness() {
         let d = one(
             "tool t(n?)\nagent a { allow t where n <= 600 }",

@@ -213,17 +213,11 @@ pub(crate) fn regions(atoms: &[Atom], langs: &mut Langs, limit: usize) -> Result
         let normal = langs.get(NORMAL_PATH).ok_or_else(too_large)?;
         let words = explore(&normal, &paths, limit)?;
         if !split {
-            // Otherwise only sampled: the raw strings, and other spellings of each path.
-            sampled = Some("a path pattern next to a string pattern that tells paths apart");
-            let utf8 = langs.get(UTF8).ok_or_else(too_large)?;
-            let comps: Vec<&Lang> = plain.iter().chain(&paths).copied().collect();
-            push_words(&mut candidates, explore(&utf8, &comps, limit)?);
-            for w in &words {
-                if let Ok(s) = std::str::from_utf8(w) {
-                    candidates.push(Value::String(format!("{s}/")));
-                    candidates.push(Value::String(format!("/.{s}")));
-                }
+            let extra = mixed_paths(atoms, &plain, &paths, &words, langs, limit)?;
+            if !extra.covered {
+                sampled = Some("a path pattern next to a string pattern that tells paths apart");
             }
+            candidates.extend(extra.values.into_iter().map(Value::String));
         }
         push_words(&mut candidates, words);
         candidates.push(Value::String("/..".into()));
@@ -290,6 +284,95 @@ pub(crate) fn regions(atoms: &[Atom], langs: &mut Langs, limit: usize) -> Result
         }
     }
     Ok(Regions { values, sampled })
+}
+
+/// Candidates for strings starting with `/` when both path patterns (judging the normalized
+/// value) and string patterns that tell such strings apart (judging the raw value) are on one
+/// argument.
+struct Mixed {
+    values: Vec<String>,
+    /// True when the candidates reach every pair of (raw-pattern truths over strings
+    /// starting with `/`) and (path-pattern truths over normal paths, or unreadable): the
+    /// pairs any string can reach are among these, so every region has a witness.
+    covered: bool,
+}
+
+/// The depth of a normal path (`/` is 0).
+fn depth(normal: &str) -> usize {
+    normal.matches('/').count() - usize::from(normal == "/")
+}
+
+fn mixed_paths(
+    atoms: &[Atom],
+    plain: &[&Lang],
+    paths: &[&Lang],
+    path_words: &[Vec<u8>],
+    langs: &mut Langs,
+    limit: usize,
+) -> Result<Mixed, GaveUp> {
+    let too_large = || "an automaton is too large to explore".to_string();
+    let slash = langs.get(SLASH).ok_or_else(too_large)?;
+    let normal = langs.get(NORMAL_PATH).ok_or_else(too_large)?;
+    let utf8 = |w: Vec<Vec<u8>>| -> Vec<String> {
+        w.into_iter()
+            .filter_map(|w| String::from_utf8(w).ok())
+            .collect()
+    };
+    // One string per way the raw patterns judge strings starting with `/`, and one normal path
+    // per way the path patterns judge normal paths.
+    let xs = utf8(explore(&slash, plain, limit)?);
+    let ys = utf8(path_words.to_vec());
+    let both: Vec<&Lang> = plain.iter().chain(paths).copied().collect();
+    let mut values = utf8(explore(&normal, &both, limit)?);
+    values.extend(utf8(explore(&slash, &both, limit)?));
+    // Combinations: a raw string followed by enough `..` to climb back to `/` and then a
+    // normal path (normalizes to that path), the other way round, and unreadable spellings.
+    for a in xs.iter().take(64) {
+        values.push(format!("/..{a}"));
+        if let Some(n) = crate::pattern::path::normalize(a) {
+            let up = "/..".repeat(depth(&n));
+            values.push(format!("{a}{up}/.."));
+            for b in ys.iter().take(64) {
+                values.push(format!("{a}{up}{b}"));
+                values.push(format!("{b}{}{a}", "/..".repeat(depth(b))));
+            }
+        }
+    }
+    for b in &ys {
+        values.push(format!("{b}/"));
+        values.push(format!("/.{b}"));
+    }
+    let is_plain: Vec<bool> = atoms
+        .iter()
+        .map(|a| a.str_kind() == StrKind::Plain)
+        .collect();
+    let is_path: Vec<bool> = atoms
+        .iter()
+        .map(|a| a.str_kind() == StrKind::Path)
+        .collect();
+    let vector = |s: &str, which: &[bool]| -> Vec<bool> {
+        let v = Value::String(s.to_string());
+        atoms
+            .iter()
+            .zip(which)
+            .filter(|(_, &w)| w)
+            .map(|(a, _)| a.holds(&v))
+            .collect()
+    };
+    let reached: HashSet<(Vec<bool>, Vec<bool>)> = values
+        .iter()
+        .filter(|s| s.starts_with('/'))
+        .map(|s| (vector(s, &is_plain), vector(s, &is_path)))
+        .collect();
+    let mut path_vectors: HashSet<Vec<bool>> = ys.iter().map(|b| vector(b, &is_path)).collect();
+    path_vectors.insert(vector("/..", &is_path));
+    let covered = xs.iter().all(|a| {
+        let x = vector(a, &is_plain);
+        path_vectors
+            .iter()
+            .all(|y| reached.contains(&(x.clone(), y.clone())))
+    });
+    Ok(Mixed { values, covered })
 }
 
 /// Numbers: each comparison constant, a point between each two, and one beyond each end.
