@@ -792,3 +792,62 @@ fn bundles_and_missing_paths_are_usage_errors() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn an_undecided_pair_fails_the_widen_gate() {
+    // A narrowing edit, but with a budget too small to decide it: fail closed.
+    let dir = tempfile::tempdir().unwrap();
+    let new = edited(
+        dir.path(),
+        "example.policy",
+        "\"/srv/review/**\"",
+        "\"/srv/review/a/**\"",
+    );
+    let out = toolgate()
+        .args(["diff", "--fail-on", "widen", "--max-candidates", "1"])
+        .arg(shipped("example.policy"))
+        .arg(&new)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("undecided: gave up after 1 of "), "{text}");
+    assert!(!text.contains("widened"), "{text}");
+}
+
+#[test]
+fn policies_without_a_catalog_are_compared_by_name_region() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.policy");
+    let new = dir.path().join("new.policy");
+    std::fs::write(
+        &old,
+        "agent a {\n  grant fs:read\n  allow read_* where path matches \"/srv/**\"\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &new,
+        "agent a {\n  grant fs:*\n  allow read_* where path matches \"/srv/**\"\n}\n",
+    )
+    .unwrap();
+    let out = toolgate()
+        .args(["diff", "--format", "json"])
+        .arg(&old)
+        .arg(&new)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let diffs = v["differences"].as_array().unwrap();
+    assert!(!diffs.is_empty());
+    for d in diffs {
+        assert_eq!(d["change"], "widened");
+        assert_eq!(d["undecided"], Value::Null);
+        let w = &d["witnesses"][0];
+        // A permission `fs:*` covers and `fs:read` does not, on a tool `read_*` matches.
+        assert!(w["request"]["tool"].as_str().unwrap().starts_with("read_"));
+        let perms = w["request"]["permissions"].as_array().unwrap();
+        assert!(perms[0].as_str().unwrap().starts_with("fs:") && perms[0] != "fs:read");
+        assert_eq!(w["old"]["reason"], "permission_missing");
+    }
+}

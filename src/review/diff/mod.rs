@@ -224,9 +224,14 @@ pub fn diff(old: Side<'_>, new: Side<'_>, budget: &Budget) -> Report {
     let addresses = match pairs::addresses(policies, &mut langs, budget.states) {
         Ok(a) => a,
         Err(why) => {
+            // Every agent whose rules, grants or catalog differ is undecided.
             return Report {
                 pairs: agents
                     .iter()
+                    .filter(|a| {
+                        pairs::agent_fingerprint(old.policy, a)
+                            != pairs::agent_fingerprint(new.policy, a)
+                    })
                     .map(|a| PairDiff {
                         agent: a.to_string(),
                         server: None,
@@ -237,7 +242,7 @@ pub fn diff(old: Side<'_>, new: Side<'_>, budget: &Budget) -> Report {
                     })
                     .collect(),
                 compared: 0,
-            }
+            };
         }
     };
     let mut out = Vec::new();

@@ -271,6 +271,50 @@ fn fresh(used: &BTreeSet<String>) -> String {
     name
 }
 
+/// Everything an agent's decisions depend on, for every tool at once: the catalog, the
+/// agent's grants, default and rules, independent of order, layout and file names.
+pub(crate) fn agent_fingerprint(policy: &Policy, agent: &str) -> String {
+    let mut catalog: Vec<String> = policy
+        .tools
+        .iter()
+        .map(|t| {
+            let server = t.server.map(|i| policy.servers[i].name.as_str());
+            let mut needs: Vec<String> = t.needs.iter().map(ToString::to_string).collect();
+            needs.sort();
+            let params = t.params.as_ref().map(|ps| {
+                let mut v: Vec<(String, bool)> =
+                    ps.iter().map(|p| (p.name.clone(), p.optional)).collect();
+                v.sort();
+                v
+            });
+            format!("{server:?} {} {needs:?} {params:?}", t.name)
+        })
+        .collect();
+    catalog.sort();
+    let agent_part = policy.agent(agent).map(|a| {
+        let mut grants: Vec<String> = a.grants.iter().map(|(g, _)| g.to_string()).collect();
+        grants.sort();
+        grants.dedup();
+        let mut rules: Vec<String> = a
+            .rules
+            .iter()
+            .map(|r| {
+                let mut conds: Vec<String> = r.conditions.iter().map(cond_key).collect();
+                conds.sort();
+                conds.dedup();
+                format!(
+                    "{:?} {:?} {:?} {conds:?}",
+                    r.effect, r.target.server, r.target.tool
+                )
+            })
+            .collect();
+        rules.sort();
+        rules.dedup();
+        format!("{:?} {grants:?} {rules:?}", a.default)
+    });
+    format!("{catalog:?} {agent_part:?}")
+}
+
 /// The `permissions` a request carries, to try against policies without a catalog: none,
 /// and each single permission that some grant or need names or that a `domain:*` or `*`
 /// grant covers (by an action, or a domain, no grant names). The permission gate passes
