@@ -363,14 +363,18 @@ impl Pair<'_> {
         };
         let mut sampled: Vec<&str> = Vec::new();
         let keys: Vec<&Vec<String>> = paths.keys().collect();
-        if keys
-            .iter()
-            .any(|a| keys.iter().any(|b| a != b && b.starts_with(a)))
-        {
-            sampled.push("an argument path that is a prefix of another");
-        }
         let mut regions = Vec::new();
-        for atoms in paths.values() {
+        for (path, atoms) in &paths {
+            let is_prefix = keys.iter().any(|k| *k != path && k.starts_with(path));
+            if is_prefix && atoms.is_empty() {
+                // Only present or absent matters (a required argument): present as an object,
+                // so that the longer paths can be set inside it.
+                regions.push(vec![None, Some(Value::Object(Map::new()))]);
+                continue;
+            }
+            if is_prefix {
+                sampled.push("a condition on an argument path that is a prefix of another");
+            }
             match regions::regions(atoms, langs, budget.states) {
                 Ok(r) => {
                     sampled.extend(r.sampled);
@@ -587,6 +591,25 @@ mod tests {
         );
         assert_eq!(r.pairs.len(), 1);
         assert_eq!(r.pairs[0].change, Change::Narrowed);
+    }
+
+    #[test]
+    fn a_required_argument_and_a_path_inside_it_are_decided() {
+        let d = one(
+            "tool t(opts)\nagent a { allow t where opts.cwd matches \"/w/**\" }",
+            "tool t(opts)\nagent a { allow t where opts.cwd matches \"/**\" }",
+        );
+        assert_eq!((d.change, d.undecided.as_deref()), (Change::Widened, None));
+        assert_eq!(
+            d.witnesses[0].request["args"],
+            json!({"opts": {"cwd": "/"}})
+        );
+        let r = run(
+            "tool t(opts)\nagent a { allow t where opts.cwd matches \"/w/**\" }",
+            "tool t(opts)\nagent a {\n allow t where opts.cwd matches \"/w\"\n allow t where opts.cwd matches \"/w/**\" }",
+            Budget::default(),
+        );
+        assert!(r.is_empty(), "{:?}", r.pairs);
     }
 
     #[test]
