@@ -193,7 +193,9 @@ impl PairDiff {
 /// The differences between two policies.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
-    /// The pairs that differ or could not be decided, by agent then tool.
+    /// The pairs that differ or could not be decided, by agent then tool (`differences` in
+    /// JSON).
+    #[serde(rename = "differences")]
     pub pairs: Vec<PairDiff>,
     /// How many (agent, tool) pairs were compared.
     pub compared: usize,
