@@ -375,7 +375,8 @@ fn mixed_paths(
     Ok(Mixed { values, covered })
 }
 
-/// Numbers: each comparison constant, a point between each two, and one beyond each end.
+/// Numbers: each comparison constant, a point between each two (the constant plus one when
+/// that is still below the next), and one beyond each end.
 fn numbers(atoms: &[Atom]) -> Vec<Value> {
     let mut cs: Vec<f64> = atoms.iter().filter_map(Atom::constant).collect();
     cs.sort_by(f64::total_cmp);
@@ -391,7 +392,12 @@ fn numbers(atoms: &[Atom]) -> Vec<Value> {
             for (k, &c) in cs.iter().enumerate() {
                 out.push(c);
                 if let Some(&d) = cs.get(k + 1) {
-                    out.push(c + (d - c) / 2.0);
+                    // Just above `c` when that is still below `d`: the plainest witness.
+                    out.push(if c + 1.0 < d {
+                        c + 1.0
+                    } else {
+                        c + (d - c) / 2.0
+                    });
                 }
             }
             out.push(if hi + 1.0 > hi {
