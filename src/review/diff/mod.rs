@@ -6,7 +6,7 @@
 //! the rules that target the tool, in both policies. When all of these are the same in both
 //! (up to order, layout and file names), the pair is equivalent without further work.
 //! Otherwise each argument path named by a condition or required by a catalog is split into
-//! regions of values that every condition of both policies judges alike ([`regions`]); one
+//! regions of values that every condition of both policies judges alike; one
 //! witness per region, crossed over the paths, gives a finite set of requests that covers
 //! every way the two policies can judge the pair. Each is decided by both engines; the ones
 //! decided differently are the differences, and only those are reported.
