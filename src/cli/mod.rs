@@ -2,6 +2,7 @@
 
 mod check;
 mod compile;
+mod diff;
 mod eval;
 mod external;
 mod fmt;
@@ -40,6 +41,8 @@ enum Command {
     Check(check::Args),
     /// Compile policies into a bundle hosts load without parsing
     Compile(compile::Args),
+    /// Show how two policies' decisions differ, with a witness request for each difference
+    Diff(diff::Args),
     /// Decide requests (one JSON request or JSON lines) against a policy
     Eval(eval::Args),
     /// List the tools an agent may see
@@ -72,6 +75,7 @@ pub fn run() -> i32 {
     let exit = match cli.command {
         Command::Check(a) => check::run(a),
         Command::Compile(a) => compile::run(a),
+        Command::Diff(a) => diff::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Tools(a) => tools::run(a),
         Command::Matrix(a) => matrix::run(a),

@@ -35,15 +35,15 @@ const PRODUCT_LIMIT: usize = 50_000;
 
 /// A fully anchored DFA: it accepts a string when the pattern matches all of it.
 pub(crate) struct Lang {
-    dfa: dense::DFA<Vec<u32>>,
-    start: StateID,
+    pub(crate) dfa: dense::DFA<Vec<u32>>,
+    pub(crate) start: StateID,
 }
 
 impl Lang {
     /// The pattern's DFA; `None` when it cannot be built within the limits, or when its
     /// estimated size says it would be too large to compare quickly (the compiler sends such
     /// a pattern to its lazy fallback too).
-    fn build(pattern: &str) -> Option<Lang> {
+    pub(crate) fn build(pattern: &str) -> Option<Lang> {
         let hir = regex_syntax::ParserBuilder::new()
             .utf8(false)
             .nest_limit(crate::pattern::REGEX_NEST_LIMIT)
@@ -79,12 +79,13 @@ impl Lang {
         Some(Lang { dfa, start })
     }
 
-    fn accepts_here(&self, s: StateID) -> bool {
+    /// True when a word ending in state `s` is in the language.
+    pub(crate) fn accepts_here(&self, s: StateID) -> bool {
         self.dfa.is_match_state(self.dfa.next_eoi_state(s))
     }
 
     /// True when the whole of `value` is in the language.
-    fn accepts(&self, value: &[u8]) -> bool {
+    pub(crate) fn accepts(&self, value: &[u8]) -> bool {
         let mut s = self.start;
         for &b in value {
             s = self.dfa.next_state(s, b);
@@ -149,7 +150,8 @@ pub(crate) struct Langs {
 }
 
 impl Langs {
-    fn get(&mut self, pattern: &str) -> Option<Rc<Lang>> {
+    /// The DFA of a pattern, built once; `None` when it is too large.
+    pub(crate) fn get(&mut self, pattern: &str) -> Option<Rc<Lang>> {
         if let Some(l) = self.cache.get(pattern) {
             return l.clone();
         }
@@ -318,7 +320,7 @@ fn numbers_of(op: CmpOp, n: f64) -> Vec<Interval> {
 
 /// A glob's regex with globset's matching semantics: globset matches with `.` crossing
 /// newlines, so `**` (translated to `.*`) matches a value holding a newline.
-fn glob_regex(regex: &str) -> String {
+pub(crate) fn glob_regex(regex: &str) -> String {
     format!("(?s:{regex})")
 }
 
@@ -455,6 +457,31 @@ impl ValueSet {
             return Some(false);
         }
         str_disjoint(&self.strings, &other.strings, langs)
+    }
+
+    /// The strings of the set.
+    pub(crate) fn string_set(&self) -> &StrSet {
+        &self.strings
+    }
+
+    /// True when the number `n` is in the set.
+    pub(crate) fn admits_number(&self, n: f64) -> bool {
+        let point = Interval {
+            lo: Bound {
+                value: n,
+                inclusive: true,
+            },
+            hi: Bound {
+                value: n,
+                inclusive: true,
+            },
+        };
+        self.numbers.iter().any(|i| point.within(i))
+    }
+
+    /// True when booleans, null and objects are in the set.
+    pub(crate) fn admits_others(&self) -> bool {
+        self.others
     }
 
     /// True when the set holds no value at all.

@@ -1,0 +1,151 @@
+//! `toolgate diff OLD NEW`: the agents and tools whose decisions differ between two policies,
+//! each with a witness request, and a gate for CI (`--fail-on widen|any`).
+
+use super::{load_engine, Exit};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use toolgate::review::diff::{diff, Budget, PairDiff, Report, Side, SideDecision};
+
+/// Output format of `diff`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    /// One block per agent and tool: the change, then each witness and both decisions
+    Text,
+    /// `{"differences": [...], "compared": N}` (docs/review.md)
+    Json,
+}
+
+/// When `diff` exits 1.
+#[derive(Clone, Copy, Debug, clap::ValueEnum, PartialEq, Eq)]
+pub enum FailOn {
+    /// NEW allows a request OLD denies, or a pair is undecided
+    Widen,
+    /// Any difference, or an undecided pair
+    Any,
+}
+
+/// Arguments of `diff`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The old policy: a file or a folder of `.policy` files
+    old: PathBuf,
+    /// The new policy: a file or a folder of `.policy` files
+    new: PathBuf,
+    /// Output format
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Exit 1 when the policies differ this way (undecided pairs count as widening)
+    #[arg(long, value_enum)]
+    fail_on: Option<FailOn>,
+    /// Candidate requests decided per agent and tool before giving up
+    #[arg(long, default_value_t = Budget::default().candidates)]
+    max_candidates: usize,
+    /// Automaton states explored per argument before giving up
+    #[arg(long, default_value_t = Budget::default().states)]
+    max_states: usize,
+}
+
+fn load(path: &Path) -> Result<(toolgate::Engine, toolgate::resolve::Policy), Exit> {
+    let (engine, policy) = load_engine(&[path.to_path_buf()])?;
+    match policy {
+        Some(p) => Ok((engine, p)),
+        None => {
+            eprintln!(
+                "error: {}: a compiled bundle holds the compiled tables, not the policy's rules; \
+                 `toolgate diff` compares policy sources (files or folders)",
+                path.display()
+            );
+            Err(Exit::Usage)
+        }
+    }
+}
+
+/// Runs `diff`.
+pub fn run(args: Args) -> Exit {
+    let (old_engine, old) = match load(&args.old) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let (new_engine, new) = match load(&args.new) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let budget = Budget {
+        states: args.max_states,
+        candidates: args.max_candidates,
+    };
+    let report = diff(
+        Side {
+            policy: &old,
+            engine: &old_engine,
+        },
+        Side {
+            policy: &new,
+            engine: &new_engine,
+        },
+        &budget,
+    );
+    let text = match args.format {
+        Format::Text => text(&report),
+        // Through a `Value`: its keys are sorted, which the documented shape follows.
+        Format::Json => match serde_json::to_value(&report) {
+            Ok(value) => format!("{value}\n"),
+            Err(e) => {
+                eprintln!("error: writing the differences as JSON: {e}");
+                return Exit::Usage;
+            }
+        },
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            eprintln!("error: writing the differences: {e}");
+            return Exit::Usage;
+        }
+    }
+    let fails = match args.fail_on {
+        None => false,
+        Some(FailOn::Widen) => report.may_widen(),
+        Some(FailOn::Any) => !report.is_empty(),
+    };
+    if fails {
+        Exit::Failure
+    } else {
+        Exit::Ok
+    }
+}
+
+fn side_text(d: &SideDecision) -> String {
+    match &d.rule {
+        Some(r) => format!("{} ({}, {r})", d.decision.as_str(), d.reason),
+        None => format!("{} ({})", d.decision.as_str(), d.reason),
+    }
+}
+
+fn pair_text(p: &PairDiff, out: &mut String) {
+    out.push_str(&format!(
+        "{} {}: {}\n",
+        p.agent,
+        p.tool_display(),
+        p.change.as_str()
+    ));
+    for w in &p.witnesses {
+        out.push_str(&format!("  {}: {}\n", w.direction_str(), w.request));
+        out.push_str(&format!("    old: {}\n", side_text(&w.old)));
+        out.push_str(&format!("    new: {}\n", side_text(&w.new)));
+    }
+    if let Some(why) = &p.undecided {
+        out.push_str(&format!("  {why}\n"));
+    }
+}
+
+/// The text form: one block per pair, nothing when the policies are equivalent.
+fn text(report: &Report) -> String {
+    let mut out = String::new();
+    for p in &report.pairs {
+        pair_text(p, &mut out);
+    }
+    out
+}
