@@ -209,7 +209,7 @@ pub(crate) fn decode_payload(payload: &[u8]) -> Result<Program, BundleError> {
 /// from it ([`Program::take_fallbacks`]) are reused rather than built again.
 pub(crate) fn decode_payload_reusing(
     payload: &[u8],
-    fallbacks: Vec<Option<crate::program::index::BuiltFallback>>,
+    fallbacks: Vec<[Option<crate::program::index::BuiltFallback>; 2]>,
 ) -> Result<Program, BundleError> {
     let mut program: Program = postcard::from_bytes(payload)
         .map_err(|e| err(BundleErrorKind::Malformed(e.to_string())))?;
