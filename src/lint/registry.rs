@@ -31,6 +31,7 @@ pub static LINTS: &[&Lint] = &[
     &unknown_name_in_test::UNKNOWN_NAME_IN_TEST,
     &unknown_server::UNKNOWN_SERVER,
     &unknown_tool::UNKNOWN_TOOL,
+    &unknown_type::UNKNOWN_TYPE,
     &unreachable_rule::UNREACHABLE_RULE,
     &unsatisfiable_condition::UNSATISFIABLE_CONDITION,
     &unused_grant::UNUSED_GRANT,

@@ -25,6 +25,7 @@ pub mod unknown_lint;
 pub mod unknown_name_in_test;
 pub mod unknown_server;
 pub mod unknown_tool;
+pub mod unknown_type;
 pub mod unreachable_rule;
 pub mod unsatisfiable_condition;
 pub mod unused_grant;
