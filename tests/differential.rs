@@ -96,6 +96,23 @@ const STRINGS: &[&str] = &[
 ];
 const NUMBERS: &[&str] = &["0", "1", "-1", "2.5", "600", "1e3", "-0"];
 const CMP: &[&str] = &["<", "<=", ">", ">=", "==", "!="];
+/// Declared argument types (written with odd spacing now and then).
+const TYPES: &[&str] = &[
+    "string",
+    "number",
+    "integer",
+    "boolean",
+    "path",
+    "object",
+    "any",
+    "array",
+    "array<string>",
+    "array < number >",
+    "array<integer>",
+    "array<array<path>>",
+    "array<object>",
+    "array<any>",
+];
 /// Regexes with sample values (some matching, some not).
 const REGEXES: &[(&str, &[&str])] = &[
     ("^a", &["a", "ab", "ba"]),
@@ -271,7 +288,8 @@ fn glob() -> impl Strategy<Value = Glob> {
 #[derive(Debug, Clone)]
 struct ToolM {
     name: &'static str,
-    params: Option<Vec<(&'static str, bool)>>,
+    /// `(name, optional, declared type)`.
+    params: Option<Vec<(&'static str, bool, Option<&'static str>)>>,
     needs: Vec<&'static str>,
 }
 
@@ -377,7 +395,14 @@ fn render_tool(t: &ToolM) -> String {
     if let Some(ps) = &t.params {
         let ps: Vec<String> = ps
             .iter()
-            .map(|(p, opt)| format!("{}{}", name(p), if *opt { "?" } else { "" }))
+            .map(|(p, opt, ty)| {
+                format!(
+                    "{}{}{}",
+                    name(p),
+                    if *opt { "?" } else { "" },
+                    ty.map_or(String::new(), |t| format!(": {t}"))
+                )
+            })
             .collect();
         s.push_str(&format!("({})", ps.join(", ")));
     }
@@ -388,6 +413,32 @@ fn render_tool(t: &ToolM) -> String {
 }
 
 impl PolicyM {
+    /// The same policy with every declared type replaced: by `any` (`Some("any")`), or
+    /// removed (`None`).
+    fn retyped(&self, ty: Option<&'static str>) -> PolicyM {
+        let retype = |tools: &[ToolM]| -> Vec<ToolM> {
+            tools
+                .iter()
+                .map(|t| ToolM {
+                    params: t
+                        .params
+                        .as_ref()
+                        .map(|ps| ps.iter().map(|&(p, opt, _)| (p, opt, ty)).collect()),
+                    ..t.clone()
+                })
+                .collect()
+        };
+        PolicyM {
+            servers: self
+                .servers
+                .iter()
+                .map(|(s, ts)| (*s, retype(ts)))
+                .collect(),
+            hosts: retype(&self.hosts),
+            agents: self.agents.clone(),
+        }
+    }
+
     fn has_catalog(&self) -> bool {
         !self.hosts.is_empty() || self.servers.iter().any(|(_, ts)| !ts.is_empty())
     }
@@ -550,9 +601,22 @@ fn tool_m(name: &'static str) -> impl Strategy<Value = ToolM> {
             subsequence(PARAMS.to_vec(), 0..=3)
                 .prop_flat_map(|ps| {
                     let n = ps.len();
-                    (Just(ps), proptest::collection::vec(any::<bool>(), n))
+                    (
+                        Just(ps),
+                        proptest::collection::vec(any::<bool>(), n),
+                        proptest::collection::vec(
+                            proptest::option::weighted(0.3, select(TYPES.to_vec())),
+                            n,
+                        ),
+                    )
                 })
-                .prop_map(|(ps, opt)| ps.into_iter().zip(opt).collect::<Vec<_>>()),
+                .prop_map(|(ps, opt, tys)| {
+                    ps.into_iter()
+                        .zip(opt)
+                        .zip(tys)
+                        .map(|((p, o), t)| (p, o, t))
+                        .collect::<Vec<_>>()
+                }),
         ),
         proptest::collection::vec(select(NEEDS.to_vec()), 0..2),
     )
@@ -980,6 +1044,101 @@ fn meaning(cond: &str) -> String {
     }
 }
 
+/// The catalog tool a request resolves to, when exactly one matches.
+fn resolved_tool<'p>(p: &'p PolicyM, r: &Request) -> Option<&'p ToolM> {
+    let mut found = p
+        .servers
+        .iter()
+        .filter(|(s, _)| r.server.as_deref().is_none_or(|rs| rs == *s))
+        .flat_map(|(_, ts)| ts.iter())
+        .chain(p.hosts.iter().filter(|_| r.server.is_none()))
+        .filter(|t| t.name == r.tool);
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// The decision without the policy hash (which differs between two spellings of a policy).
+fn unhashed(d: &toolgate::Decision) -> Value {
+    let mut v = serde_json::to_value(d).unwrap();
+    v.as_object_mut().unwrap().remove("policy_hash");
+    v
+}
+
+/// Declared types only refuse: an argument declared `any` decides exactly as an untyped one;
+/// a typed catalog decides as the untyped one except that it refuses wrongly typed arguments
+/// with `invalid_argument` before any rule runs; and whenever the rules run, every typed
+/// argument the call carries has its type.
+fn types_only_refuse(p: &PolicyM, reqs: &[Request]) -> Result<(), TestCaseError> {
+    let typed = compile(&p.render());
+    let untyped = compile(&p.retyped(None).render());
+    let anys = compile(&p.retyped(Some("any")).render());
+    for r in reqs {
+        let (t, u, a) = (typed.decide(r), untyped.decide(r), anys.decide(r));
+        prop_assert_eq!(
+            unhashed(&a),
+            unhashed(&u),
+            "`any` changed a decision: {}",
+            request_json(r)
+        );
+        if t.reason.as_str() == "invalid_argument" {
+            prop_assert!(
+                matches!(
+                    u.reason.as_str(),
+                    "denied_by_rule" | "allowed_by_rule" | "no_matching_rule" | "default_allow"
+                ),
+                "refused for a type, but the untyped policy stopped earlier: {:?}\n{}",
+                u.reason,
+                request_json(r)
+            );
+        } else {
+            prop_assert_eq!(
+                unhashed(&t),
+                unhashed(&u),
+                "a type changed a decision: {}",
+                request_json(r)
+            );
+        }
+        let explained = typed
+            .decide_explained(r)
+            .explanation
+            .expect("an explanation");
+        let rules_ran = explained.default.is_some();
+        prop_assert_eq!(
+            rules_ran,
+            matches!(
+                t.reason.as_str(),
+                "denied_by_rule" | "allowed_by_rule" | "no_matching_rule" | "default_allow"
+            )
+        );
+        if let (true, Some(tool)) = (rules_ran, resolved_tool(p, r)) {
+            for (arg, _, ty) in tool.params.iter().flatten() {
+                let (Some(ty), Some(v)) = (ty, r.args.get(*arg)) else {
+                    continue;
+                };
+                let words: String = ty.replace(['<', '>'], " ");
+                let ty = reference::Type::new(words.split_whitespace());
+                prop_assert!(
+                    ty.refuses(v).is_none(),
+                    "rules ran on `{}` = {} declared `{}`",
+                    arg,
+                    v,
+                    ty.written()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn declared_types_only_refuse_and_any_changes_nothing() {
+    let mut runner = proptest::test_runner::TestRunner::new(config(150));
+    let result = runner.run(&case(), |(p, _, reqs)| types_only_refuse(&p, &reqs));
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
 /// docs/language.md section 11: `failed_condition` is the first condition **of the rule**, as
 /// written, that did not hold. The engine shows the text of an equivalent condition of an
 /// earlier rule instead (conditions are numbered by meaning; the text of the first wins).
@@ -1032,6 +1191,7 @@ fn engine_agrees_with_the_reference() {
         "ambiguous_tool",
         "permission_missing",
         "missing_argument",
+        "invalid_argument",
         "denied_by_rule",
         "allowed_by_rule",
         "no_matching_rule",
