@@ -163,3 +163,16 @@ fn invalid_argument_is_a_reason_tests_may_expect() {
     let report = toolgate::testing::run_tests(&policy, &engine);
     assert_eq!((report.passed, report.failed), (1, 0));
 }
+
+#[test]
+fn every_reason_is_in_the_reference_table() {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/language.md")).unwrap();
+    for r in toolgate::Reason::ALL {
+        let row = format!("| `{}` | {} |", r.as_str(), r.effect().as_str());
+        assert!(
+            doc.contains(&row),
+            "docs/language.md section 11 lacks {row}"
+        );
+    }
+}
