@@ -6,10 +6,13 @@
 //! the deciding rule (effect, target, file, line, column) and the echoed `tool_use_id` — and so
 //! do the `--explain` trace of the rules and the tools each agent may see. The engine loaded
 //! from the policy's compiled bundle must decide exactly as the engine it was written from.
+//! Catalog arguments are sometimes typed; a second property types most of them and checks,
+//! besides the agreement, that types only refuse (section 3: `any` changes nothing, and no rule
+//! runs on a wrongly typed argument).
 //!
 //! `TOOLGATE_PROPTEST_CASES=N` sets the number of cases of every property here: the main
-//! property runs N policies (default 500, each with 1 to 15 requests), the glob properties N
-//! cases each (defaults 400 and 800).
+//! property runs N policies (default 500, each with 1 to 15 requests), the typed property N
+//! policies (default 150), the glob properties N cases each (defaults 400 and 800).
 
 mod reference;
 
@@ -96,9 +99,13 @@ const STRINGS: &[&str] = &[
 ];
 const NUMBERS: &[&str] = &["0", "1", "-1", "2.5", "600", "1e3", "-0"];
 const CMP: &[&str] = &["<", "<=", ">", ">=", "==", "!="];
-/// Declared argument types (written with odd spacing now and then).
+/// Declared argument types (written with odd spacing now and then). The types most generated
+/// values have come more often, so that typed policies still reach the rules.
 const TYPES: &[&str] = &[
     "string",
+    "string",
+    "path",
+    "any",
     "number",
     "integer",
     "boolean",
@@ -594,18 +601,18 @@ impl PolicyM {
     }
 }
 
-fn tool_m(name: &'static str) -> impl Strategy<Value = ToolM> {
+fn tool_m(name: &'static str, mix: Mix) -> impl Strategy<Value = ToolM> {
     (
         proptest::option::weighted(
             0.7,
             subsequence(PARAMS.to_vec(), 0..=3)
-                .prop_flat_map(|ps| {
+                .prop_flat_map(move |ps| {
                     let n = ps.len();
                     (
                         Just(ps),
                         proptest::collection::vec(any::<bool>(), n),
                         proptest::collection::vec(
-                            proptest::option::weighted(0.3, select(TYPES.to_vec())),
+                            proptest::option::weighted(mix.typed, select(TYPES.to_vec())),
                             n,
                         ),
                     )
@@ -627,20 +634,24 @@ fn tool_m(name: &'static str) -> impl Strategy<Value = ToolM> {
         })
 }
 
-fn tools_m(max: usize) -> impl Strategy<Value = Vec<ToolM>> {
-    subsequence(TOOLS.to_vec(), 0..=max)
-        .prop_flat_map(|names| names.into_iter().map(tool_m).collect::<Vec<_>>())
-}
-
-fn catalog() -> impl Strategy<Value = (Vec<(&'static str, Vec<ToolM>)>, Vec<ToolM>)> {
-    let servers = subsequence(SERVERS.to_vec(), 0..=3).prop_flat_map(|names| {
+fn tools_m(max: usize, mix: Mix) -> impl Strategy<Value = Vec<ToolM>> {
+    subsequence(TOOLS.to_vec(), 0..=max).prop_flat_map(move |names| {
         names
             .into_iter()
-            .map(|s| (Just(s), tools_m(3)))
+            .map(|n| tool_m(n, mix))
+            .collect::<Vec<_>>()
+    })
+}
+
+fn catalog(mix: Mix) -> impl Strategy<Value = (Vec<(&'static str, Vec<ToolM>)>, Vec<ToolM>)> {
+    let servers = subsequence(SERVERS.to_vec(), 0..=3).prop_flat_map(move |names| {
+        names
+            .into_iter()
+            .map(|s| (Just(s), tools_m(3, mix)))
             .collect::<Vec<_>>()
     });
     prop_oneof![
-        3 => (servers, tools_m(3)),
+        3 => (servers, tools_m(3, mix)),
         1 => Just((Vec::new(), Vec::new())),
     ]
 }
@@ -744,8 +755,8 @@ fn agent(name: &'static str, targets: Vec<String>) -> impl Strategy<Value = Agen
         })
 }
 
-fn policy() -> impl Strategy<Value = PolicyM> {
-    catalog().prop_flat_map(|(servers, hosts)| {
+fn policy(mix: Mix) -> impl Strategy<Value = PolicyM> {
+    catalog(mix).prop_flat_map(|(servers, hosts)| {
         let ts = targets(&servers, &hosts);
         let agents = subsequence(AGENTS.to_vec(), 1..=3).prop_flat_map(move |names| {
             names
@@ -855,7 +866,7 @@ fn args(pool: Arc<Vec<String>>) -> impl Strategy<Value = Map<String, Value>> {
         .prop_map(|kvs| kvs.into_iter().flatten().collect())
 }
 
-fn request(p: &PolicyM) -> impl Strategy<Value = Request> {
+fn request(p: &PolicyM, mix: Mix) -> impl Strategy<Value = Request> {
     let agents: Vec<&'static str> = p.agents.iter().map(|a| a.name).collect();
     let pool = Arc::new(p.value_pool());
     let mut perms: Vec<&'static str> = NEEDS.to_vec();
@@ -865,26 +876,102 @@ fn request(p: &PolicyM) -> impl Strategy<Value = Request> {
         1 => proptest::collection::vec(select(vec!["fs", "Fs:read", "fs:*", "*", "fs:read"]), 1..3),
     ];
     let (hits, misses) = p.tool_choices();
+    let model = Arc::new(p.clone());
     (
         prop_oneof![19 => select(agents), 1 => Just("nobody")],
         prop_oneof![9 => select(hits), 1 => select(misses)],
         proptest::option::weighted(0.6, perms),
-        args(pool),
+        args(pool.clone()),
         proptest::option::weighted(0.3, Just("toolu_1".to_string())),
+        proptest::option::weighted(mix.fit, any::<usize>()),
     )
-        .prop_map(|(agent, (server, tool), permissions, args, id)| Request {
-            agent: agent.to_string(),
-            server,
-            tool,
-            args,
-            tool_use_id: id,
-            permissions: permissions.map(|ps| ps.into_iter().map(String::from).collect()),
+        .prop_map(move |(agent, (server, tool), permissions, args, id, fit)| {
+            let mut req = Request {
+                agent: agent.to_string(),
+                server,
+                tool,
+                args,
+                tool_use_id: id,
+                permissions: permissions.map(|ps| ps.into_iter().map(String::from).collect()),
+            };
+            if let Some(seed) = fit {
+                fit_declared_types(&model, &mut req, &pool, seed);
+            }
+            req
         })
 }
 
+/// Replaces the wrongly typed arguments of a call to a typed tool by values of the declared
+/// type, so that calls to typed tools also reach the rules.
+fn fit_declared_types(p: &PolicyM, req: &mut Request, pool: &[String], seed: usize) {
+    let Some(tool) = resolved_tool(p, req) else {
+        return;
+    };
+    for (arg, _, ty) in tool.params.iter().flatten() {
+        let Some(ty) = ty else { continue };
+        let ty = parse_type(ty);
+        if let Some(v) = req.args.get_mut(*arg) {
+            if ty.refuses(v).is_some() {
+                *v = value_of(&ty, pool, seed);
+            }
+        }
+    }
+}
+
+/// A declared type as the reference reads it.
+fn parse_type(written: &str) -> reference::Type {
+    let words = written.replace(['<', '>'], " ");
+    reference::Type::new(words.split_whitespace())
+}
+
+/// A value of type `ty`, chosen by `seed`.
+fn value_of(ty: &reference::Type, pool: &[String], seed: usize) -> Value {
+    use reference::Type as T;
+    let numbers = json_numbers();
+    match ty {
+        T::Any => Value::Null,
+        T::String | T::Path => Value::String(pool[seed % pool.len()].clone()),
+        T::Number => numbers[seed % numbers.len()].clone(),
+        T::Integer => json!([0, 1, -1, 600, 601, 1000][seed % 6]),
+        T::Boolean => Value::Bool(seed % 2 == 0),
+        T::Object => json!({ "cwd": pool[seed % pool.len()] }),
+        T::Array(inner) => Value::Array(
+            (0..seed % 3)
+                .map(|k| value_of(inner, pool, seed / 3 + k))
+                .collect(),
+        ),
+    }
+}
+
+/// How much typing the generated policies and requests carry.
+#[derive(Debug, Clone, Copy)]
+struct Mix {
+    /// The probability that a catalog argument has a declared type.
+    typed: f64,
+    /// The probability that a call to a typed tool has its wrongly typed arguments replaced
+    /// by values of their declared types.
+    fit: f64,
+}
+
+/// The main property's mix: some typing, without starving the rules.
+const SOME_TYPES: Mix = Mix {
+    typed: 0.1,
+    fit: 0.6,
+};
+
+/// The typed property's mix: most arguments typed, a third of the calls fitted to the types.
+const MANY_TYPES: Mix = Mix {
+    typed: 0.7,
+    fit: 0.35,
+};
+
 fn case() -> impl Strategy<Value = (PolicyM, bool, Vec<Request>)> {
-    policy().prop_flat_map(|p| {
-        let reqs = proptest::collection::vec(request(&p), 1..16);
+    case_with(SOME_TYPES)
+}
+
+fn case_with(mix: Mix) -> impl Strategy<Value = (PolicyM, bool, Vec<Request>)> {
+    policy(mix).prop_flat_map(move |p| {
+        let reqs = proptest::collection::vec(request(&p, mix), 1..16);
         (Just(p), proptest::bool::weighted(0.25), reqs)
     })
 }
@@ -1115,8 +1202,7 @@ fn types_only_refuse(p: &PolicyM, reqs: &[Request]) -> Result<(), TestCaseError>
                 let (Some(ty), Some(v)) = (ty, r.args.get(*arg)) else {
                     continue;
                 };
-                let words: String = ty.replace(['<', '>'], " ");
-                let ty = reference::Type::new(words.split_whitespace());
+                let ty = parse_type(ty);
                 prop_assert!(
                     ty.refuses(v).is_none(),
                     "rules ran on `{}` = {} declared `{}`",
@@ -1130,13 +1216,36 @@ fn types_only_refuse(p: &PolicyM, reqs: &[Request]) -> Result<(), TestCaseError>
     Ok(())
 }
 
+/// Policies where most arguments are typed: the engine agrees with the reference (as in the
+/// main property), and types only refuse.
 #[test]
 fn declared_types_only_refuse_and_any_changes_nothing() {
+    let counts = std::sync::Mutex::new(std::collections::BTreeMap::<String, usize>::new());
     let mut runner = proptest::test_runner::TestRunner::new(config(150));
-    let result = runner.run(&case(), |(p, _, reqs)| types_only_refuse(&p, &reqs));
+    let result = runner.run(&case_with(MANY_TYPES), |(p, split, reqs)| {
+        for reason in agree(&p, split, &reqs)? {
+            *counts.lock().unwrap().entry(reason).or_default() += 1;
+        }
+        types_only_refuse(&p, &reqs)
+    });
     if let Err(e) = result {
         panic!("{e}");
     }
+    let counts = counts.into_inner().unwrap();
+    let total: usize = counts.values().sum();
+    eprintln!("typed decisions by reason: {counts:?}");
+    let n = |r: &str| counts.get(r).copied().unwrap_or(0);
+    assert!(
+        n("invalid_argument") * 100 >= total,
+        "only {} of {total} decisions were invalid_argument",
+        n("invalid_argument")
+    );
+    let by_rules =
+        n("denied_by_rule") + n("allowed_by_rule") + n("no_matching_rule") + n("default_allow");
+    assert!(
+        by_rules * 4 >= total,
+        "only {by_rules} of {total} typed decisions reached the rules"
+    );
 }
 
 /// docs/language.md section 11: `failed_condition` is the first condition **of the rule**, as
@@ -1191,7 +1300,6 @@ fn engine_agrees_with_the_reference() {
         "ambiguous_tool",
         "permission_missing",
         "missing_argument",
-        "invalid_argument",
         "denied_by_rule",
         "allowed_by_rule",
         "no_matching_rule",
