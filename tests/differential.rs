@@ -933,7 +933,7 @@ fn value_of(ty: &reference::Type, pool: &[String], seed: usize) -> Value {
         T::String | T::Path => Value::String(pool[seed % pool.len()].clone()),
         T::Number => numbers[seed % numbers.len()].clone(),
         T::Integer => json!([0, 1, -1, 600, 601, 1000][seed % 6]),
-        T::Boolean => Value::Bool(seed % 2 == 0),
+        T::Boolean => Value::Bool(seed.is_multiple_of(2)),
         T::Object => json!({ "cwd": pool[seed % pool.len()] }),
         T::Array(inner) => Value::Array(
             (0..seed % 3)
