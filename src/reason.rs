@@ -29,6 +29,8 @@ pub enum Reason {
     PermissionMissing,
     /// A required argument is missing.
     MissingArgument,
+    /// An argument does not have the type the catalog declares.
+    InvalidArgument,
     /// A deny rule fired.
     DeniedByRule,
     /// No rule fired and the agent's default is deny.
@@ -59,6 +61,7 @@ impl Reason {
             Reason::AmbiguousTool => "ambiguous_tool",
             Reason::PermissionMissing => "permission_missing",
             Reason::MissingArgument => "missing_argument",
+            Reason::InvalidArgument => "invalid_argument",
             Reason::DeniedByRule => "denied_by_rule",
             Reason::NoMatchingRule => "no_matching_rule",
             Reason::AllowedByRule => "allowed_by_rule",
@@ -96,13 +99,14 @@ impl Reason {
     /// use toolgate::Reason;
     /// assert!(Reason::ALL.iter().all(|r| Reason::from_name(r.as_str()) == Some(*r)));
     /// ```
-    pub const ALL: [Reason; 11] = [
+    pub const ALL: [Reason; 12] = [
         Reason::BadRequest,
         Reason::UnknownAgent,
         Reason::UnknownTool,
         Reason::AmbiguousTool,
         Reason::PermissionMissing,
         Reason::MissingArgument,
+        Reason::InvalidArgument,
         Reason::DeniedByRule,
         Reason::NoMatchingRule,
         Reason::AllowedByRule,

@@ -61,10 +61,10 @@ fn every_policy_decides_the_same_from_its_bundle() {
 
 #[test]
 fn a_bundle_from_an_earlier_build_still_loads() {
-    // Written by `toolgate compile policies/example.policy` with format version 2. If this
+    // Written by `toolgate compile policies/example.policy` with format version 3. If this
     // fails, the bundle format changed: bump bundle::FORMAT_VERSION (old bundles are then
     // refused with a clear message) and regenerate the fixture.
-    let bytes = std::fs::read(root().join("tests/fixtures/example-v2.bundle")).unwrap();
+    let bytes = std::fs::read(root().join("tests/fixtures/example-v3.bundle")).unwrap();
     let engine = Engine::from_bundle(&bytes).unwrap();
     let d = engine.decide(
         &Request::new("code-assistant", "git_push")
@@ -99,12 +99,42 @@ fn damaged_bundles_are_refused() {
         "toolgate::bundle::not_a_bundle"
     );
     let mut newer = good.clone();
-    newer[8..12].copy_from_slice(&3u32.to_le_bytes());
+    newer[8..12].copy_from_slice(&4u32.to_le_bytes());
     let e = Engine::from_bundle(&newer).unwrap_err();
     assert_eq!(e.code(), "toolgate::bundle::version_mismatch");
     assert!(
-        e.to_string().contains("version 3") && e.to_string().contains("reads version 2"),
+        e.to_string().contains("version 4") && e.to_string().contains("reads version 3"),
         "{e}"
+    );
+    // A bundle of the previous format (version 2, before declared argument types) is
+    // refused the same way: recompiling it is the way forward.
+    let mut older = good.clone();
+    older[8..12].copy_from_slice(&2u32.to_le_bytes());
+    let e = Engine::from_bundle(&older).unwrap_err();
+    assert_eq!(e.code(), "toolgate::bundle::version_mismatch");
+    assert!(e.to_string().contains("version 2 is not supported"), "{e}");
+}
+
+#[test]
+fn declared_types_survive_the_bundle() {
+    let text = "tool Bash(command: string, timeout?: integer, files?: array<path>)\nagent a { allow Bash }\n";
+    let source = toolgate::load::engine_from_str("typed.policy", text).unwrap();
+    let loaded = Engine::from_bundle(&source.to_bundle()).unwrap();
+    for args in [
+        json!({"command": "ls"}),
+        json!({"command": {"0": "rm -rf /"}}),
+        json!({"command": "ls", "timeout": 2.5}),
+        json!({"command": "ls", "timeout": 3}),
+        json!({"command": "ls", "files": ["/a", 1]}),
+    ] {
+        let req = Request::new("a", "Bash").args(args);
+        let (a, b) = (source.decide(&req), loaded.decide(&req));
+        assert!(same(&a, &b), "{req:?}");
+    }
+    let d = loaded.decide(&Request::new("a", "Bash").args(json!({"command": ["x"]})));
+    assert_eq!(
+        (d.reason.as_str(), d.argument.as_deref()),
+        ("invalid_argument", Some("command"))
     );
 }
 

@@ -411,3 +411,47 @@ fn plain_globs_that_look_like_paths_are_warned_about() {
         ]
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// declared argument types
+
+#[test]
+fn unknown_type_did_you_mean() {
+    let text = "tool Bash(command: strng, timeout?: number)\n";
+    let out = one("types.policy", text, "toolgate::unknown_type");
+    assert!(out.contains("did you mean `string`"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn element_type_on_a_non_array_type() {
+    let text = "tool write_file(paths: path<string>)\n";
+    insta::assert_snapshot!(one("element.policy", text, "toolgate::unknown_type"));
+}
+
+#[test]
+fn syntax_unclosed_array_type() {
+    let text = "tool write_file(paths: array<path)\n";
+    insta::assert_snapshot!(one("unclosed.policy", text, "toolgate::syntax"));
+}
+
+#[test]
+fn syntax_missing_type_after_colon() {
+    let text = "tool write_file(paths: )\n";
+    insta::assert_snapshot!(one("colon.policy", text, "toolgate::syntax"));
+}
+
+#[test]
+fn too_many_nested_arrays() {
+    let deep = format!("{}string{}", "array<".repeat(17), ">".repeat(17));
+    let text = format!("tool t(a: {deep})\n");
+    let out = one("deep.policy", &text, "toolgate::unknown_type");
+    assert!(out.contains("nests 17 arrays"), "{out}");
+    // A type as deep as the limit is accepted.
+    let ok = format!(
+        "tool t(a: {}string{})\n",
+        "array<".repeat(16),
+        ">".repeat(16)
+    );
+    render(&[("ok.policy", &ok)], &[]);
+}

@@ -6,10 +6,13 @@
 //! the deciding rule (effect, target, file, line, column) and the echoed `tool_use_id` — and so
 //! do the `--explain` trace of the rules and the tools each agent may see. The engine loaded
 //! from the policy's compiled bundle must decide exactly as the engine it was written from.
+//! Catalog arguments are sometimes typed; a second property types most of them and checks,
+//! besides the agreement, that types only refuse (section 3: `any` changes nothing, and no rule
+//! runs on a wrongly typed argument).
 //!
 //! `TOOLGATE_PROPTEST_CASES=N` sets the number of cases of every property here: the main
-//! property runs N policies (default 500, each with 1 to 15 requests), the glob properties N
-//! cases each (defaults 400 and 800).
+//! property runs N policies (default 500, each with 1 to 15 requests), the typed property N
+//! policies (default 150), the glob properties N cases each (defaults 400 and 800).
 
 mod reference;
 
@@ -96,6 +99,27 @@ const STRINGS: &[&str] = &[
 ];
 const NUMBERS: &[&str] = &["0", "1", "-1", "2.5", "600", "1e3", "-0"];
 const CMP: &[&str] = &["<", "<=", ">", ">=", "==", "!="];
+/// Declared argument types (written with odd spacing now and then). The types most generated
+/// values have come more often, so that typed policies still reach the rules.
+const TYPES: &[&str] = &[
+    "string",
+    "string",
+    "path",
+    "any",
+    "number",
+    "integer",
+    "boolean",
+    "path",
+    "object",
+    "any",
+    "array",
+    "array<string>",
+    "array < number >",
+    "array<integer>",
+    "array<array<path>>",
+    "array<object>",
+    "array<any>",
+];
 /// Regexes with sample values (some matching, some not).
 const REGEXES: &[(&str, &[&str])] = &[
     ("^a", &["a", "ab", "ba"]),
@@ -271,7 +295,8 @@ fn glob() -> impl Strategy<Value = Glob> {
 #[derive(Debug, Clone)]
 struct ToolM {
     name: &'static str,
-    params: Option<Vec<(&'static str, bool)>>,
+    /// `(name, optional, declared type)`.
+    params: Option<Vec<(&'static str, bool, Option<&'static str>)>>,
     needs: Vec<&'static str>,
 }
 
@@ -377,7 +402,14 @@ fn render_tool(t: &ToolM) -> String {
     if let Some(ps) = &t.params {
         let ps: Vec<String> = ps
             .iter()
-            .map(|(p, opt)| format!("{}{}", name(p), if *opt { "?" } else { "" }))
+            .map(|(p, opt, ty)| {
+                format!(
+                    "{}{}{}",
+                    name(p),
+                    if *opt { "?" } else { "" },
+                    ty.map_or(String::new(), |t| format!(": {t}"))
+                )
+            })
             .collect();
         s.push_str(&format!("({})", ps.join(", ")));
     }
@@ -388,6 +420,32 @@ fn render_tool(t: &ToolM) -> String {
 }
 
 impl PolicyM {
+    /// The same policy with every declared type replaced: by `any` (`Some("any")`), or
+    /// removed (`None`).
+    fn retyped(&self, ty: Option<&'static str>) -> PolicyM {
+        let retype = |tools: &[ToolM]| -> Vec<ToolM> {
+            tools
+                .iter()
+                .map(|t| ToolM {
+                    params: t
+                        .params
+                        .as_ref()
+                        .map(|ps| ps.iter().map(|&(p, opt, _)| (p, opt, ty)).collect()),
+                    ..t.clone()
+                })
+                .collect()
+        };
+        PolicyM {
+            servers: self
+                .servers
+                .iter()
+                .map(|(s, ts)| (*s, retype(ts)))
+                .collect(),
+            hosts: retype(&self.hosts),
+            agents: self.agents.clone(),
+        }
+    }
+
     fn has_catalog(&self) -> bool {
         !self.hosts.is_empty() || self.servers.iter().any(|(_, ts)| !ts.is_empty())
     }
@@ -543,16 +601,29 @@ impl PolicyM {
     }
 }
 
-fn tool_m(name: &'static str) -> impl Strategy<Value = ToolM> {
+fn tool_m(name: &'static str, mix: Mix) -> impl Strategy<Value = ToolM> {
     (
         proptest::option::weighted(
             0.7,
             subsequence(PARAMS.to_vec(), 0..=3)
-                .prop_flat_map(|ps| {
+                .prop_flat_map(move |ps| {
                     let n = ps.len();
-                    (Just(ps), proptest::collection::vec(any::<bool>(), n))
+                    (
+                        Just(ps),
+                        proptest::collection::vec(any::<bool>(), n),
+                        proptest::collection::vec(
+                            proptest::option::weighted(mix.typed, select(TYPES.to_vec())),
+                            n,
+                        ),
+                    )
                 })
-                .prop_map(|(ps, opt)| ps.into_iter().zip(opt).collect::<Vec<_>>()),
+                .prop_map(|(ps, opt, tys)| {
+                    ps.into_iter()
+                        .zip(opt)
+                        .zip(tys)
+                        .map(|((p, o), t)| (p, o, t))
+                        .collect::<Vec<_>>()
+                }),
         ),
         proptest::collection::vec(select(NEEDS.to_vec()), 0..2),
     )
@@ -563,20 +634,24 @@ fn tool_m(name: &'static str) -> impl Strategy<Value = ToolM> {
         })
 }
 
-fn tools_m(max: usize) -> impl Strategy<Value = Vec<ToolM>> {
-    subsequence(TOOLS.to_vec(), 0..=max)
-        .prop_flat_map(|names| names.into_iter().map(tool_m).collect::<Vec<_>>())
-}
-
-fn catalog() -> impl Strategy<Value = (Vec<(&'static str, Vec<ToolM>)>, Vec<ToolM>)> {
-    let servers = subsequence(SERVERS.to_vec(), 0..=3).prop_flat_map(|names| {
+fn tools_m(max: usize, mix: Mix) -> impl Strategy<Value = Vec<ToolM>> {
+    subsequence(TOOLS.to_vec(), 0..=max).prop_flat_map(move |names| {
         names
             .into_iter()
-            .map(|s| (Just(s), tools_m(3)))
+            .map(|n| tool_m(n, mix))
+            .collect::<Vec<_>>()
+    })
+}
+
+fn catalog(mix: Mix) -> impl Strategy<Value = (Vec<(&'static str, Vec<ToolM>)>, Vec<ToolM>)> {
+    let servers = subsequence(SERVERS.to_vec(), 0..=3).prop_flat_map(move |names| {
+        names
+            .into_iter()
+            .map(|s| (Just(s), tools_m(3, mix)))
             .collect::<Vec<_>>()
     });
     prop_oneof![
-        3 => (servers, tools_m(3)),
+        3 => (servers, tools_m(3, mix)),
         1 => Just((Vec::new(), Vec::new())),
     ]
 }
@@ -680,8 +755,8 @@ fn agent(name: &'static str, targets: Vec<String>) -> impl Strategy<Value = Agen
         })
 }
 
-fn policy() -> impl Strategy<Value = PolicyM> {
-    catalog().prop_flat_map(|(servers, hosts)| {
+fn policy(mix: Mix) -> impl Strategy<Value = PolicyM> {
+    catalog(mix).prop_flat_map(|(servers, hosts)| {
         let ts = targets(&servers, &hosts);
         let agents = subsequence(AGENTS.to_vec(), 1..=3).prop_flat_map(move |names| {
             names
@@ -791,7 +866,7 @@ fn args(pool: Arc<Vec<String>>) -> impl Strategy<Value = Map<String, Value>> {
         .prop_map(|kvs| kvs.into_iter().flatten().collect())
 }
 
-fn request(p: &PolicyM) -> impl Strategy<Value = Request> {
+fn request(p: &PolicyM, mix: Mix) -> impl Strategy<Value = Request> {
     let agents: Vec<&'static str> = p.agents.iter().map(|a| a.name).collect();
     let pool = Arc::new(p.value_pool());
     let mut perms: Vec<&'static str> = NEEDS.to_vec();
@@ -801,26 +876,102 @@ fn request(p: &PolicyM) -> impl Strategy<Value = Request> {
         1 => proptest::collection::vec(select(vec!["fs", "Fs:read", "fs:*", "*", "fs:read"]), 1..3),
     ];
     let (hits, misses) = p.tool_choices();
+    let model = Arc::new(p.clone());
     (
         prop_oneof![19 => select(agents), 1 => Just("nobody")],
         prop_oneof![9 => select(hits), 1 => select(misses)],
         proptest::option::weighted(0.6, perms),
-        args(pool),
+        args(pool.clone()),
         proptest::option::weighted(0.3, Just("toolu_1".to_string())),
+        proptest::option::weighted(mix.fit, any::<usize>()),
     )
-        .prop_map(|(agent, (server, tool), permissions, args, id)| Request {
-            agent: agent.to_string(),
-            server,
-            tool,
-            args,
-            tool_use_id: id,
-            permissions: permissions.map(|ps| ps.into_iter().map(String::from).collect()),
+        .prop_map(move |(agent, (server, tool), permissions, args, id, fit)| {
+            let mut req = Request {
+                agent: agent.to_string(),
+                server,
+                tool,
+                args,
+                tool_use_id: id,
+                permissions: permissions.map(|ps| ps.into_iter().map(String::from).collect()),
+            };
+            if let Some(seed) = fit {
+                fit_declared_types(&model, &mut req, &pool, seed);
+            }
+            req
         })
 }
 
+/// Replaces the wrongly typed arguments of a call to a typed tool by values of the declared
+/// type, so that calls to typed tools also reach the rules.
+fn fit_declared_types(p: &PolicyM, req: &mut Request, pool: &[String], seed: usize) {
+    let Some(tool) = resolved_tool(p, req) else {
+        return;
+    };
+    for (arg, _, ty) in tool.params.iter().flatten() {
+        let Some(ty) = ty else { continue };
+        let ty = parse_type(ty);
+        if let Some(v) = req.args.get_mut(*arg) {
+            if ty.refuses(v).is_some() {
+                *v = value_of(&ty, pool, seed);
+            }
+        }
+    }
+}
+
+/// A declared type as the reference reads it.
+fn parse_type(written: &str) -> reference::Type {
+    let words = written.replace(['<', '>'], " ");
+    reference::Type::new(words.split_whitespace())
+}
+
+/// A value of type `ty`, chosen by `seed`.
+fn value_of(ty: &reference::Type, pool: &[String], seed: usize) -> Value {
+    use reference::Type as T;
+    let numbers = json_numbers();
+    match ty {
+        T::Any => Value::Null,
+        T::String | T::Path => Value::String(pool[seed % pool.len()].clone()),
+        T::Number => numbers[seed % numbers.len()].clone(),
+        T::Integer => json!([0, 1, -1, 600, 601, 1000][seed % 6]),
+        T::Boolean => Value::Bool(seed.is_multiple_of(2)),
+        T::Object => json!({ "cwd": pool[seed % pool.len()] }),
+        T::Array(inner) => Value::Array(
+            (0..seed % 3)
+                .map(|k| value_of(inner, pool, seed / 3 + k))
+                .collect(),
+        ),
+    }
+}
+
+/// How much typing the generated policies and requests carry.
+#[derive(Debug, Clone, Copy)]
+struct Mix {
+    /// The probability that a catalog argument has a declared type.
+    typed: f64,
+    /// The probability that a call to a typed tool has its wrongly typed arguments replaced
+    /// by values of their declared types.
+    fit: f64,
+}
+
+/// The main property's mix: some typing, without starving the rules.
+const SOME_TYPES: Mix = Mix {
+    typed: 0.1,
+    fit: 0.6,
+};
+
+/// The typed property's mix: most arguments typed, a third of the calls fitted to the types.
+const MANY_TYPES: Mix = Mix {
+    typed: 0.7,
+    fit: 0.35,
+};
+
 fn case() -> impl Strategy<Value = (PolicyM, bool, Vec<Request>)> {
-    policy().prop_flat_map(|p| {
-        let reqs = proptest::collection::vec(request(&p), 1..16);
+    case_with(SOME_TYPES)
+}
+
+fn case_with(mix: Mix) -> impl Strategy<Value = (PolicyM, bool, Vec<Request>)> {
+    policy(mix).prop_flat_map(move |p| {
+        let reqs = proptest::collection::vec(request(&p, mix), 1..16);
         (Just(p), proptest::bool::weighted(0.25), reqs)
     })
 }
@@ -978,6 +1129,123 @@ fn meaning(cond: &str) -> String {
         CondOp::Num(op, n, _) => format!("{path} {} {}", op.as_str(), n + 0.0),
         _ => cond.to_string(),
     }
+}
+
+/// The catalog tool a request resolves to, when exactly one matches.
+fn resolved_tool<'p>(p: &'p PolicyM, r: &Request) -> Option<&'p ToolM> {
+    let mut found = p
+        .servers
+        .iter()
+        .filter(|(s, _)| r.server.as_deref().is_none_or(|rs| rs == *s))
+        .flat_map(|(_, ts)| ts.iter())
+        .chain(p.hosts.iter().filter(|_| r.server.is_none()))
+        .filter(|t| t.name == r.tool);
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// The decision without the policy hash (which differs between two spellings of a policy).
+fn unhashed(d: &toolgate::Decision) -> Value {
+    let mut v = serde_json::to_value(d).unwrap();
+    v.as_object_mut().unwrap().remove("policy_hash");
+    v
+}
+
+/// Declared types only refuse: an argument declared `any` decides exactly as an untyped one;
+/// a typed catalog decides as the untyped one except that it refuses wrongly typed arguments
+/// with `invalid_argument` before any rule runs; and whenever the rules run, every typed
+/// argument the call carries has its type.
+fn types_only_refuse(p: &PolicyM, reqs: &[Request]) -> Result<(), TestCaseError> {
+    let typed = compile(&p.render());
+    let untyped = compile(&p.retyped(None).render());
+    let anys = compile(&p.retyped(Some("any")).render());
+    for r in reqs {
+        let (t, u, a) = (typed.decide(r), untyped.decide(r), anys.decide(r));
+        prop_assert_eq!(
+            unhashed(&a),
+            unhashed(&u),
+            "`any` changed a decision: {}",
+            request_json(r)
+        );
+        if t.reason.as_str() == "invalid_argument" {
+            prop_assert!(
+                matches!(
+                    u.reason.as_str(),
+                    "denied_by_rule" | "allowed_by_rule" | "no_matching_rule" | "default_allow"
+                ),
+                "refused for a type, but the untyped policy stopped earlier: {:?}\n{}",
+                u.reason,
+                request_json(r)
+            );
+        } else {
+            prop_assert_eq!(
+                unhashed(&t),
+                unhashed(&u),
+                "a type changed a decision: {}",
+                request_json(r)
+            );
+        }
+        let explained = typed
+            .decide_explained(r)
+            .explanation
+            .expect("an explanation");
+        let rules_ran = explained.default.is_some();
+        prop_assert_eq!(
+            rules_ran,
+            matches!(
+                t.reason.as_str(),
+                "denied_by_rule" | "allowed_by_rule" | "no_matching_rule" | "default_allow"
+            )
+        );
+        if let (true, Some(tool)) = (rules_ran, resolved_tool(p, r)) {
+            for (arg, _, ty) in tool.params.iter().flatten() {
+                let (Some(ty), Some(v)) = (ty, r.args.get(*arg)) else {
+                    continue;
+                };
+                let ty = parse_type(ty);
+                prop_assert!(
+                    ty.refuses(v).is_none(),
+                    "rules ran on `{}` = {} declared `{}`",
+                    arg,
+                    v,
+                    ty.written()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Policies where most arguments are typed: the engine agrees with the reference (as in the
+/// main property), and types only refuse.
+#[test]
+fn declared_types_only_refuse_and_any_changes_nothing() {
+    let counts = std::sync::Mutex::new(std::collections::BTreeMap::<String, usize>::new());
+    let mut runner = proptest::test_runner::TestRunner::new(config(150));
+    let result = runner.run(&case_with(MANY_TYPES), |(p, split, reqs)| {
+        for reason in agree(&p, split, &reqs)? {
+            *counts.lock().unwrap().entry(reason).or_default() += 1;
+        }
+        types_only_refuse(&p, &reqs)
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    let counts = counts.into_inner().unwrap();
+    let total: usize = counts.values().sum();
+    eprintln!("typed decisions by reason: {counts:?}");
+    let n = |r: &str| counts.get(r).copied().unwrap_or(0);
+    assert!(
+        n("invalid_argument") * 100 >= total,
+        "only {} of {total} decisions were invalid_argument",
+        n("invalid_argument")
+    );
+    let by_rules =
+        n("denied_by_rule") + n("allowed_by_rule") + n("no_matching_rule") + n("default_allow");
+    assert!(
+        by_rules * 4 >= total,
+        "only {by_rules} of {total} typed decisions reached the rules"
+    );
 }
 
 /// docs/language.md section 11: `failed_condition` is the first condition **of the rule**, as

@@ -98,6 +98,16 @@ test \"t\" {
 }
 
 #[test]
+fn declared_types_are_printed_back() {
+    let text = "tool Bash(command:string,timeout? : number,f?:array < array<path> >,g : array)\nagent a { allow Bash }\n";
+    let want = "tool Bash(command: string, timeout?: number, f?: array<array<path>>, g: array)\nagent a {\n  allow Bash\n}\n";
+    assert_eq!(assert_formats("t.policy", text), want);
+    // A formatted typed catalog means the same: the types are part of the policy compared.
+    assert!(!same_policy("tool t(a: string)\n", "tool t(a: number)\n"));
+    assert!(!same_policy("tool t(a: string)\n", "tool t(a)\n"));
+}
+
+#[test]
 fn comments_inside_a_statement_move_before_it() {
     let text =
         "tool t(x)\nagent a {\n  allow t where x == \"a\" # one\n    and x != \"b\" # two\n}\n";
@@ -177,6 +187,24 @@ fn sep() -> impl Strategy<Value = String> {
     ]
 }
 
+/// A declared type, spaced arbitrarily inside its brackets.
+fn arg_type() -> impl Strategy<Value = String> {
+    (
+        proptest::sample::select(vec![
+            "string", "number", "integer", "boolean", "path", "object", "any", "array",
+        ]),
+        0usize..3,
+        proptest::sample::select(vec!["", " ", "\n"]),
+    )
+        .prop_map(|(base, arrays, sp)| {
+            format!(
+                "{}{base}{}",
+                format!("array{sp}<{sp}").repeat(arrays),
+                format!("{sp}>").repeat(arrays)
+            )
+        })
+}
+
 fn name() -> impl Strategy<Value = String> {
     prop_oneof![
         "[a-z][a-z0-9_-]{0,6}".prop_map(|s| s),
@@ -233,23 +261,29 @@ fn rule() -> impl Strategy<Value = String> {
 fn policy() -> impl Strategy<Value = String> {
     let tool = (
         name(),
-        proptest::option::of(proptest::collection::vec(name(), 0..3)),
+        proptest::option::of(proptest::collection::vec(
+            (name(), proptest::option::of(arg_type())),
+            0..3,
+        )),
         proptest::bool::ANY,
         sep(),
     )
         .prop_map(|(n, params, needs, s)| {
             let mut t = format!("tool{s}{n}");
             if let Some(ps) = params {
-                let mut seen = Vec::new();
-                for p in ps {
-                    if !seen.contains(&p) {
-                        seen.push(p);
+                let mut seen: Vec<(String, Option<String>)> = Vec::new();
+                for (p, ty) in ps {
+                    if !seen.iter().any(|(q, _)| *q == p) {
+                        seen.push((p, ty));
                     }
                 }
                 t.push_str(&format!(
                     "({})",
                     seen.iter()
-                        .map(|p| format!("{p}?"))
+                        .map(|(p, ty)| match ty {
+                            Some(ty) => format!("{p}?{s}:{s}{ty}"),
+                            None => format!("{p}?"),
+                        })
                         .collect::<Vec<_>>()
                         .join(",")
                 ));

@@ -249,6 +249,13 @@ fn catalog_tables(
                 .filter(|p| !p.optional)
                 .map(|p| p.name.clone())
                 .collect(),
+            typed: t
+                .params
+                .iter()
+                .flatten()
+                .filter(|p| !p.ty.is_any())
+                .map(|p| (p.name.clone(), p.ty))
+                .collect(),
         })
         .collect();
     let by_name = catalog::by_name(&tools);

@@ -1,6 +1,6 @@
 //! The decision procedure, in the order of docs/language.md section 11: agent, tool lookup,
-//! permission gate (precomputed per agent and catalog tool), required arguments, then the
-//! rule group (deny wins, then allow, then the agent's default).
+//! permission gate (precomputed per agent and catalog tool), required arguments, declared
+//! argument types, then the rule group (deny wins, then allow, then the agent's default).
 
 use super::decision::{Explanation, Reason, RuleTrace, Verdict};
 use super::{args, evaluate, Engine, Request};
@@ -8,7 +8,7 @@ use crate::program::agent::AgentRt;
 use crate::program::bitset::BitSet;
 use crate::program::catalog::Catalog;
 use crate::program::group::Group;
-use crate::resolve::parse_permission;
+use crate::resolve::{parse_permission, ArgType};
 use crate::syntax::ast::Effect;
 use std::borrow::Cow;
 
@@ -18,11 +18,13 @@ pub(super) struct Resolved<'a> {
     needs_missing: Option<Cow<'a, str>>,
     needs: Vec<String>,
     required: &'a [String],
+    typed: &'a [(String, ArgType)],
     group: &'a Group,
     candidates: evaluate::Candidates<'a>,
 }
 
 const NO_REQUIRED: &[String] = &[];
+const NO_TYPED: &[(String, ArgType)] = &[];
 
 impl Engine {
     /// Decides; when `explanation` is given, records how in it.
@@ -85,6 +87,25 @@ impl Engine {
                     ),
                 )
             };
+        }
+
+        // 4b. declared argument types (in declaration order; absent optional ones pass)
+        for (arg, ty) in resolved.typed {
+            let Some(value) = args::get(&req.args, arg) else {
+                continue;
+            };
+            if let Some(given) = ty.mismatch(value) {
+                return Verdict {
+                    argument: Some(Cow::Borrowed(arg.as_str())),
+                    ..Verdict::new(
+                        Reason::InvalidArgument,
+                        format!(
+                            "{} requires the argument `{arg}` to be `{ty}`; the call gives {given}",
+                            resolved.display
+                        ),
+                    )
+                };
+            }
         }
 
         // 5. rules
@@ -233,6 +254,7 @@ impl Engine {
                 Vec::new()
             },
             required: &tool.required,
+            typed: &tool.typed,
             group: &self.program.groups[agent.group as usize],
             candidates: evaluate::Candidates::List {
                 all: agent.candidates.row(t as usize),
@@ -285,6 +307,7 @@ impl Engine {
             needs_missing,
             needs,
             required: NO_REQUIRED,
+            typed: NO_TYPED,
             group: &self.program.groups[agent.group as usize],
             candidates,
         })

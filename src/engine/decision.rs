@@ -51,7 +51,8 @@ pub struct Decision<'e> {
     pub reason: Reason,
     /// The first missing permission, for `permission_missing`.
     pub permission: Option<Cow<'e, str>>,
-    /// The first missing argument, for `missing_argument`.
+    /// The first missing argument, for `missing_argument`; the first wrongly typed one, for
+    /// `invalid_argument`.
     pub argument: Option<Cow<'e, str>>,
     /// A message for the agent or operator.
     pub message: Cow<'e, str>,

@@ -37,6 +37,10 @@ pub(super) fn strip_tool(t: &ToolDecl) -> ToolDecl {
                 .map(|p| Param {
                     name: strip_name(&p.name),
                     optional: p.optional,
+                    ty: p.ty.as_ref().map(|t| TypeExpr {
+                        words: t.words.iter().map(strip_name).collect(),
+                        span: z(),
+                    }),
                 })
                 .collect()
         }),

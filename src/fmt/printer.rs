@@ -271,8 +271,9 @@ impl<'t> Printer<'t> {
             let ps: Vec<String> = params
                 .iter()
                 .map(|p| {
+                    let ty = p.ty.as_ref().map_or(String::new(), type_text);
                     format!(
-                        "{}{}",
+                        "{}{}{ty}",
                         self.slice(p.name.span),
                         if p.optional { "?" } else { "" }
                     )
@@ -401,4 +402,14 @@ impl<'t> Printer<'t> {
         };
         self.place(anchor, Printer::line(2, Kind::Expect, cells), false);
     }
+}
+
+/// `: array<string>`: a declared type, normalized spacing, brackets balanced.
+fn type_text(t: &TypeExpr) -> String {
+    let words: Vec<&str> = t.words.iter().map(|w| w.text.as_str()).collect();
+    format!(
+        ": {}{}",
+        words.join("<"),
+        ">".repeat(words.len().saturating_sub(1))
+    )
 }

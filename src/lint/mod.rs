@@ -135,6 +135,7 @@ pub fn run(policy: &Policy, errors: &[Span]) -> Diagnostics {
     rules::unanchored_regex::check(&mut cx, &mut out);
     rules::substring_allow::check(&mut cx, &mut out);
     rules::command_as_text::check(&mut cx, &mut out);
+    rules::condition_type_mismatch::check(&mut cx, &mut out);
     rules::unused_grant::check(&mut cx, &mut out);
     rules::redundant_grant::check(&mut cx, &mut out);
     rules::unknown_name_in_test::check(&mut cx, &mut out);

@@ -8,6 +8,7 @@ use crate::diagnostic::Severity;
 pub static LINTS: &[&Lint] = &[
     &alternatives_hide_path::ALTERNATIVES_HIDE_PATH,
     &command_as_text::COMMAND_AS_TEXT,
+    &condition_type_mismatch::CONDITION_TYPE_MISMATCH,
     &dead_allow::DEAD_ALLOW,
     &deny_never_fires::DENY_NEVER_FIRES,
     &duplicate_definition::DUPLICATE_DEFINITION,
@@ -32,6 +33,7 @@ pub static LINTS: &[&Lint] = &[
     &unknown_name_in_test::UNKNOWN_NAME_IN_TEST,
     &unknown_server::UNKNOWN_SERVER,
     &unknown_tool::UNKNOWN_TOOL,
+    &unknown_type::UNKNOWN_TYPE,
     &unreachable_host_tool::UNREACHABLE_HOST_TOOL,
     &unreachable_rule::UNREACHABLE_RULE,
     &unsatisfiable_condition::UNSATISFIABLE_CONDITION,

@@ -12,6 +12,9 @@ pub(crate) struct ToolRt {
     pub display: String,
     pub needs: Vec<u32>,
     pub required: Vec<String>,
+    /// The arguments with a declared type other than `any`, in declaration order: checked
+    /// before any rule runs. Empty for an untyped tool, which then costs nothing.
+    pub typed: Vec<(String, crate::resolve::ArgType)>,
 }
 
 /// The catalog with the per-(agent, tool) tables.
@@ -52,6 +55,13 @@ impl Catalog {
                 "tool server out of range",
             )?;
             check(all_below(&t.needs, n_perms), "tool permission out of range")?;
+            check(
+                t.typed.iter().all(|(_, ty)| {
+                    !ty.is_any()
+                        && usize::from(ty.arrays) <= crate::resolve::arg_type::MAX_ARRAY_DEPTH
+                }),
+                "argument type out of range",
+            )?;
         }
         self.by_name = by_name(&self.tools);
         Ok(())

@@ -133,6 +133,7 @@ pub struct ToolDef {
 /// let (policy, _) = toolgate::load::policy_from_sources(m);
 /// let params = policy.tools[0].params.as_ref().unwrap();
 /// assert_eq!((params[1].name.as_str(), params[1].optional), ("max", true));
+/// assert!(params[1].ty.is_any());
 /// ```
 #[derive(Debug, Clone)]
 pub struct ParamDef {
@@ -140,6 +141,10 @@ pub struct ParamDef {
     pub name: String,
     /// True for `name?`.
     pub optional: bool,
+    /// Its declared type; `any` when none is written.
+    pub ty: super::ArgType,
+    /// Where its type is written, if it is.
+    pub ty_span: Option<Span>,
 }
 
 /// One agent.

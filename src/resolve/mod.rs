@@ -2,12 +2,14 @@
 //! targets with did-you-mean), validates permissions, globs and regexes, and reports every
 //! problem as a diagnostic.
 
+pub mod arg_type;
 mod collision;
 pub mod ir;
 pub mod permission;
 pub mod suggest;
 pub mod test_case;
 
+pub use arg_type::{ArgType, BaseType};
 pub use ir::*;
 pub use permission::{parse_grant, parse_permission, Grant, Permission, PermissionError};
 pub use test_case::TestCase;
@@ -19,6 +21,18 @@ use crate::syntax::ast::{self, AgentStmt, CondOp, Effect, Item};
 use crate::syntax::literal::regex_offset_in_body;
 use std::collections::HashMap;
 use suggest::help_with;
+
+/// Type names of other languages, with the type meant.
+const TYPE_ALIASES: &[(&str, &str)] = &[
+    ("int", "integer"),
+    ("str", "string"),
+    ("bool", "boolean"),
+    ("float", "number"),
+    ("double", "number"),
+    ("list", "array<T>"),
+    ("dict", "object"),
+    ("map", "object"),
+];
 
 /// What a target's server part selects.
 enum ServerScope {
@@ -219,6 +233,8 @@ impl Resolver<'_> {
                 .map(|p| ParamDef {
                     name: p.name.text.clone(),
                     optional: p.optional,
+                    ty: p.ty.as_ref().map_or(ArgType::ANY, |t| self.arg_type(t)),
+                    ty_span: p.ty.as_ref().map(|t| t.span),
                 })
                 .collect()
         });
@@ -245,6 +261,84 @@ impl Resolver<'_> {
             needs,
             span: t.name.span,
         });
+    }
+
+    /// A declared type, validated: every word but the last is `array`, the last is a known
+    /// type (`array` alone is `array<any>`). A wrong type is an error; `any` stands in.
+    fn arg_type(&mut self, t: &ast::TypeExpr) -> ArgType {
+        let Some((last, wrappers)) = t.words.split_last() else {
+            return ArgType::ANY;
+        };
+        if let Some(w) = wrappers.iter().find(|w| w.text != "array") {
+            let known = BaseType::from_name(&w.text).is_some();
+            let help = if known {
+                format!(
+                    "only `array` takes an element type: write `array<{}>`, or `{}` alone",
+                    last.text, w.text
+                )
+            } else {
+                help_with(
+                    &w.text,
+                    ["array"],
+                    "only `array` takes an element type: `array<string>`",
+                )
+            };
+            self.diags.push(
+                Diagnostic::error(
+                    "toolgate::unknown_type",
+                    w.span,
+                    format!("`{}` does not take an element type", w.text),
+                )
+                .with_label("not an array type")
+                .with_help(help),
+            );
+            return ArgType::ANY;
+        }
+        let (arrays, base) = match (last.text.as_str(), BaseType::from_name(&last.text)) {
+            (_, Some(base)) => (wrappers.len(), base),
+            ("array", None) => (wrappers.len() + 1, BaseType::Any),
+            (name, None) => {
+                let names = BaseType::ALL.iter().map(|(n, _)| *n).chain(["array"]);
+                let help = match TYPE_ALIASES.iter().find(|(alias, _)| *alias == name) {
+                    Some((_, meant)) => format!("did you mean `{meant}`?"),
+                    None => help_with(
+                        name,
+                        names,
+                        "types are `string`, `number`, `integer`, `boolean`, `path`, `array<T>`, `object` and `any`",
+                    ),
+                };
+                self.diags.push(
+                    Diagnostic::error(
+                        "toolgate::unknown_type",
+                        last.span,
+                        format!("unknown type `{name}`"),
+                    )
+                    .with_label("not a type")
+                    .with_help(help),
+                );
+                return ArgType::ANY;
+            }
+        };
+        match u8::try_from(arrays) {
+            Ok(arrays) if usize::from(arrays) <= arg_type::MAX_ARRAY_DEPTH => {
+                ArgType { arrays, base }
+            }
+            _ => {
+                self.diags.push(
+                    Diagnostic::error(
+                        "toolgate::unknown_type",
+                        t.span,
+                        format!(
+                            "the type nests {arrays} arrays; at most {} are supported",
+                            arg_type::MAX_ARRAY_DEPTH
+                        ),
+                    )
+                    .with_label("too deep")
+                    .with_help("declare the argument `array<any>` (or leave it untyped) and constrain it with conditions"),
+                );
+                ArgType::ANY
+            }
+        }
     }
 
     fn agent(&mut self, a: ast::Agent, catalog: &Catalog) -> AgentDef {

@@ -82,6 +82,19 @@ pub struct Param {
     pub name: Name,
     /// True for `name?`.
     pub optional: bool,
+    /// The declared type (`name: string`); `None` when none is written.
+    pub ty: Option<TypeExpr>,
+}
+
+/// A declared argument type as written: `string`, `array<path>`, `array<array<integer>>`.
+/// Validated by the resolver (`crate::resolve::ArgType`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeExpr {
+    /// The type words, outermost first: `array<array<integer>>` is `array`, `array`,
+    /// `integer`.
+    pub words: Vec<Name>,
+    /// The whole type.
+    pub span: Span,
 }
 
 /// Allow or deny.

@@ -258,6 +258,11 @@ fn describe(r: Rule) -> &'static str {
         R::rbracket => "`]`",
         R::comma => "`,`",
         R::colon => "`:`",
+        R::langle => "`<`",
+        R::rangle => "`>`",
+        R::arg_type | R::type_word => {
+            "a type (`string`, `number`, `integer`, `boolean`, `path`, `array<T>`, `object`, `any`)"
+        }
     }
 }
 

@@ -230,15 +230,17 @@ impl Ctx {
                     for param in p.into_inner() {
                         let mut pname = None;
                         let mut optional = false;
+                        let mut ty = None;
                         for q in param.into_inner() {
                             match q.as_rule() {
                                 Rule::name => pname = Some(self.name(q)),
                                 Rule::optional => optional = true,
+                                Rule::arg_type => ty = Some(self.arg_type(q)),
                                 _ => {}
                             }
                         }
                         if let Some(name) = pname {
-                            list.push(Param { name, optional });
+                            list.push(Param { name, optional, ty });
                         }
                     }
                     params = Some(list);
@@ -259,6 +261,41 @@ impl Ctx {
             needs,
             span,
         }
+    }
+
+    /// A type, read flat: its words, then a check that every `<` is closed by one `>`.
+    fn arg_type(&mut self, pair: Pair<Rule>) -> TypeExpr {
+        let span = self.span(&pair);
+        let mut words = Vec::new();
+        let mut closes = Vec::new();
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::type_word => words.push(Name {
+                    text: p.as_str().to_string(),
+                    quoted: false,
+                    span: self.span(&p),
+                }),
+                Rule::rangle => closes.push(self.span(&p)),
+                _ => {}
+            }
+        }
+        let opens = words.len().saturating_sub(1);
+        if closes.len() != opens {
+            let (at, message, label) = match closes.get(opens) {
+                Some(extra) => (*extra, "unexpected `>` in a type", "no `<` to close"),
+                None => (
+                    Span::new(self.file, span.end, span.end),
+                    "expected `>` to close the type",
+                    "expected `>` here",
+                ),
+            };
+            self.diags.push(
+                Diagnostic::error("toolgate::syntax", at, message)
+                    .with_label(label)
+                    .with_help("an array type names its element type in angle brackets: `array<string>`, `array<array<integer>>`"),
+            );
+        }
+        TypeExpr { words, span }
     }
 
     fn agent(&mut self, pair: Pair<Rule>) -> Agent {

@@ -26,9 +26,91 @@ use toolgate::{Decision, Request};
 struct Tool {
     server: Option<String>,
     name: String,
-    /// `(name, optional)` in declaration order; `None` without an argument list.
-    params: Option<Vec<(String, bool)>>,
+    /// `(name, optional, declared type)` in declaration order; `None` without an argument
+    /// list.
+    params: Option<Vec<(String, bool, Option<Type>)>>,
     needs: Vec<String>,
+}
+
+/// A declared argument type (docs/language.md section 3), as nested as written.
+#[derive(Debug, Clone)]
+pub enum Type {
+    Any,
+    String,
+    Number,
+    Integer,
+    Boolean,
+    Path,
+    Object,
+    Array(Box<Type>),
+}
+
+impl Type {
+    /// The type of the words `array`, `array`, `integer` (`array` last is `array<any>`).
+    /// Assumes a valid policy.
+    pub fn new<'a>(mut words: impl Iterator<Item = &'a str>) -> Type {
+        match words.next() {
+            Some("string") => Type::String,
+            Some("number") => Type::Number,
+            Some("integer") => Type::Integer,
+            Some("boolean") => Type::Boolean,
+            Some("path") => Type::Path,
+            Some("object") => Type::Object,
+            Some("array") => Type::Array(Box::new(Type::new(words))),
+            _ => Type::Any,
+        }
+    }
+
+    /// The type in canonical form: `array<array<integer>>`, `array<any>`.
+    pub fn written(&self) -> String {
+        match self {
+            Type::Any => "any".into(),
+            Type::String => "string".into(),
+            Type::Number => "number".into(),
+            Type::Integer => "integer".into(),
+            Type::Boolean => "boolean".into(),
+            Type::Path => "path".into(),
+            Type::Object => "object".into(),
+            Type::Array(t) => format!("array<{}>", t.written()),
+        }
+    }
+
+    /// `None` when the value has the type; else what the value is, as the message says it
+    /// (section 11): the first wrong element of an array, recursively.
+    pub fn refuses(&self, v: &Value) -> Option<String> {
+        let ok = match (self, v) {
+            (Type::Any, _) => true,
+            (Type::String | Type::Path, Value::String(_)) => true,
+            (Type::Number, Value::Number(_)) => true,
+            (Type::Integer, Value::Number(n)) => n.as_f64().is_some_and(|f| f.trunc() == f),
+            (Type::Boolean, Value::Bool(_)) => true,
+            (Type::Object, Value::Object(_)) => true,
+            (Type::Array(inner), Value::Array(items)) => {
+                return items
+                    .iter()
+                    .find_map(|i| inner.refuses(i))
+                    .map(|m| format!("an array holding {m}"));
+            }
+            _ => false,
+        };
+        if ok {
+            return None;
+        }
+        Some(
+            match v {
+                Value::Null => "null",
+                Value::Bool(_) => "a boolean",
+                Value::Number(_) if matches!(self, Type::Integer) => {
+                    "a number with a fractional part"
+                }
+                Value::Number(_) => "a number",
+                Value::String(_) => "a string",
+                Value::Array(_) => "an array",
+                Value::Object(_) => "an object",
+            }
+            .to_string(),
+        )
+    }
 }
 
 /// One rule with everything needed to judge and report it.
@@ -378,10 +460,10 @@ impl Reference {
         }
 
         // 4. required arguments, in declaration order.
-        if let Some((arg, _)) = params
+        if let Some((arg, _, _)) = params
             .iter()
             .flatten()
-            .find(|(name, optional)| !optional && !req.args.contains_key(name))
+            .find(|(name, optional, _)| !optional && !req.args.contains_key(name))
         {
             let mut out = Outcome::deny("missing_argument");
             out.message = Some(format!(
@@ -389,6 +471,22 @@ impl Reference {
             ));
             out.argument = Some(arg.clone());
             return out;
+        }
+
+        // 4b. declared types, in declaration order; an absent argument is not checked.
+        for (arg, _, ty) in params.iter().flatten() {
+            let (Some(ty), Some(value)) = (ty, req.args.get(arg)) else {
+                continue;
+            };
+            if let Some(given) = ty.refuses(value) {
+                let mut out = Outcome::deny("invalid_argument");
+                out.message = Some(format!(
+                    "{display} requires the argument `{arg}` to be `{}`; the call gives {given}",
+                    ty.written()
+                ));
+                out.argument = Some(arg.clone());
+                return out;
+            }
         }
 
         // 5. rules: the first firing deny, else the first firing allow, else the default.
@@ -451,9 +549,15 @@ fn tool(server: Option<String>, t: ast::ToolDecl) -> Tool {
     Tool {
         server,
         name: t.name.text,
-        params: t
-            .params
-            .map(|ps| ps.into_iter().map(|p| (p.name.text, p.optional)).collect()),
+        params: t.params.map(|ps| {
+            ps.into_iter()
+                .map(|p| {
+                    let ty =
+                        p.ty.map(|t| Type::new(t.words.iter().map(|w| w.text.as_str())));
+                    (p.name.text, p.optional, ty)
+                })
+                .collect()
+        }),
         needs: t.needs.into_iter().map(|p| p.text).collect(),
     }
 }

@@ -13,13 +13,14 @@ pub struct Decision {
     #[napi(ts_type = "'allow' | 'deny'")]
     pub decision: String,
     /// Why: `allowed_by_rule`, `default_allow`, `denied_by_rule`, `no_matching_rule`,
-    /// `permission_missing`, `missing_argument`, `unknown_agent`, `unknown_tool`,
-    /// `ambiguous_tool`, `bad_request` or `internal_error`.
+    /// `permission_missing`, `missing_argument`, `invalid_argument`, `unknown_agent`,
+    /// `unknown_tool`, `ambiguous_tool`, `bad_request` or `internal_error`.
     pub reason: String,
     /// The first missing permission, for `permission_missing`.
     #[napi(ts_type = "string | null")]
     pub permission: serde_json::Value,
-    /// The first missing argument, for `missing_argument`.
+    /// The first missing argument, for `missing_argument`; the first wrongly typed one, for
+    /// `invalid_argument`.
     #[napi(ts_type = "string | null")]
     pub argument: serde_json::Value,
     /// A message for the agent or operator.

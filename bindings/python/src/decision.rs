@@ -32,8 +32,8 @@ impl PyDecision {
     }
 
     /// Why: `allowed_by_rule`, `default_allow`, `denied_by_rule`, `no_matching_rule`,
-    /// `permission_missing`, `missing_argument`, `unknown_agent`, `unknown_tool`,
-    /// `ambiguous_tool`, `bad_request` or `internal_error`.
+    /// `permission_missing`, `missing_argument`, `invalid_argument`, `unknown_agent`,
+    /// `unknown_tool`, `ambiguous_tool`, `bad_request` or `internal_error`.
     #[getter]
     fn reason(&self) -> &'static str {
         self.inner.reason.as_str()
@@ -45,7 +45,8 @@ impl PyDecision {
         self.inner.permission.as_deref()
     }
 
-    /// The first missing argument, for `missing_argument`; else None.
+    /// The first missing argument, for `missing_argument`; the first wrongly typed one, for
+    /// `invalid_argument`; else None.
     #[getter]
     fn argument(&self) -> Option<&str> {
         self.inner.argument.as_deref()

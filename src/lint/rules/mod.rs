@@ -2,6 +2,7 @@
 
 pub mod alternatives_hide_path;
 pub mod command_as_text;
+pub mod condition_type_mismatch;
 pub mod dead_allow;
 pub mod deny_never_fires;
 pub mod duplicate_definition;
@@ -26,6 +27,7 @@ pub mod unknown_lint;
 pub mod unknown_name_in_test;
 pub mod unknown_server;
 pub mod unknown_tool;
+pub mod unknown_type;
 pub mod unreachable_host_tool;
 pub mod unreachable_rule;
 pub mod unsatisfiable_condition;
