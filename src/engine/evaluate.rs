@@ -286,14 +286,11 @@ impl Group {
             _ => {
                 let candidate = |local: u32| of_effect(local) && candidates.contains(local);
                 let mut first = None::<u32>;
-                let mut consider = |local: u32| {
-                    if first.is_none_or(|f| local < f) {
-                        first = Some(local);
-                    }
-                };
+                // Only an earlier rule than the one found can change the answer.
+                let earlier = |first: Option<u32>, local: u32| first.is_none_or(|f| local < f);
                 for &local in &self.unconditional {
-                    if candidate(local) {
-                        consider(local);
+                    if earlier(first, local) && candidate(local) {
+                        first = Some(local);
                     }
                 }
                 // Rules keyed on a condition that holds: a deny needs its key condition
@@ -304,8 +301,9 @@ impl Group {
                 };
                 for &c in held {
                     for &local in self.keyed.row(c as usize) {
-                        if candidate(local) && self.fires(local, s) {
-                            consider(local);
+                        // Skipped before asking whether it fires, the costly part.
+                        if earlier(first, local) && candidate(local) && self.fires(local, s) {
+                            first = Some(local);
                         }
                     }
                 }
@@ -321,7 +319,9 @@ impl Group {
                                 .iter()
                                 .find(|&&l| candidate(l) && self.fires(l, s))
                             {
-                                consider(local);
+                                if earlier(first, local) {
+                                    first = Some(local);
+                                }
                             }
                         }
                     }

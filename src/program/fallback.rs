@@ -23,6 +23,10 @@ use std::panic::{RefUnwindSafe, UnwindSafe};
 /// inside the `regex` crate's default size limit.
 const CHUNK_ESTIMATE: usize = 150_000;
 
+/// The largest NFA one regex may compile to: the `regex` crate's default size limit, so that
+/// every regex it accepts is accepted here and the ones it refuses are refused.
+const NFA_SIZE_LIMIT: usize = 10 << 20;
+
 /// The lazy DFA's cache per thread, in bytes (regex-automata's default): past it the cache is
 /// cleared, and after a few clears with little progress the search moves to the PikeVM.
 const CACHE_CAPACITY: usize = 2 << 20;
@@ -80,7 +84,8 @@ impl FallbackRegex {
                 thompson::Config::new()
                     .which_captures(WhichCaptures::None)
                     .utf8(false)
-                    .shrink(false),
+                    .shrink(false)
+                    .nfa_size_limit(Some(NFA_SIZE_LIMIT)),
             )
             .build_many(sources)
             .map_err(|e| error(e.size_limit().is_some(), e.to_string()))?;
