@@ -17,7 +17,7 @@
 //! | bundle | [`bundle`] | a program in a versioned, checksummed envelope |
 //! | engine | [`engine`] | holds a program; [`Request`] to [`Decision`] |
 //! | lint | `lint` (internal) | `check`'s analyses: unreachable, redundant and dead rules, risky patterns |
-//! | testing | [`testing`] | runs a policy's `test` blocks |
+//! | testing | [`testing`] | runs a policy's `test` blocks, and measures which rules they cover |
 //! | review | [`review`] | effective permissions (`matrix`) and semantic differences (`diff`) |
 //! | fmt | [`fmt`] | canonical formatting, checked by re-parsing |
 //!
