@@ -391,6 +391,15 @@ impl Reference {
             self.tools
                 .iter()
                 .filter(|t| t.needs.iter().all(|p| granted(&agent.grants, p)))
+                // A host tool that shares its name with a server's tool cannot be called: a
+                // request naming no server is ambiguous, and none can name the host.
+                .filter(|t| {
+                    t.server.is_some()
+                        || !self
+                            .tools
+                            .iter()
+                            .any(|o| o.server.is_some() && o.name == t.name)
+                })
                 .filter(|t| {
                     let targeted = |deny: bool| {
                         agent
