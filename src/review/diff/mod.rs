@@ -406,7 +406,8 @@ impl Pair<'_> {
                     regions.push(vec![None, Some(Value::Object(Map::new()))]);
                     continue;
                 }
-                match typed::regions(&[], &types, leaves, budget.states) {
+                let cap = budget.states.min(regions::MAX_ARRAY_REGIONS);
+                match typed::regions(&[], &types, leaves, cap) {
                     Ok(values) => regions.push(values),
                     Err(why) => return Some(self.undecided(format!("undecided: {why}"))),
                 }

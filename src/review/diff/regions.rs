@@ -24,7 +24,7 @@ const UTF8: &str = r"(?s:.)*";
 const NORMAL_PATH: &str = r"/|(?:/(?:[^/\x00.][^/\x00]*|\.[^/\x00.][^/\x00]*|\.\.[^/\x00]+))+";
 
 /// The most regions one path may have once arrays are counted (their closure is quadratic).
-const MAX_ARRAY_REGIONS: usize = 1_000;
+pub(crate) const MAX_ARRAY_REGIONS: usize = 1_000;
 /// Strings starting with `/`.
 const SLASH: &str = r"/(?s:.)*";
 /// Strings not starting with `/`.

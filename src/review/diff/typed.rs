@@ -164,3 +164,71 @@ pub(crate) fn regions(
         .chain(values.into_iter().map(|(_, v)| Some(v)))
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn t(arrays: u8, base: BaseType) -> ArgType {
+        ArgType { arrays, base }
+    }
+
+    fn leaves() -> Vec<Value> {
+        vec![
+            json!(""),
+            json!(0),
+            json!(0.5),
+            json!(true),
+            json!(null),
+            json!({}),
+        ]
+    }
+
+    /// Which of `types` accept each witness.
+    fn verdicts(types: &[ArgType]) -> Vec<Vec<bool>> {
+        let values = regions(&[], types, leaves(), 1_000).unwrap();
+        assert_eq!(values[0], None);
+        values
+            .iter()
+            .flatten()
+            .map(|v| types.iter().map(|ty| ty.mismatch(v).is_none()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn every_combination_of_nested_array_types_has_a_witness() {
+        let types = [t(2, BaseType::Integer), t(1, BaseType::Number)];
+        let seen = verdicts(&types);
+        for want in [[true, true], [true, false], [false, true], [false, false]] {
+            assert!(
+                seen.iter().any(|v| v == &want),
+                "{want:?} missing: {seen:?}"
+            );
+        }
+        // An integer array next to a number array needs an array holding a fractional number.
+        let values = regions(
+            &[],
+            &[t(1, BaseType::Integer), t(1, BaseType::Number)],
+            leaves(),
+            1_000,
+        )
+        .unwrap();
+        assert!(
+            values.iter().flatten().any(|v| v == &json!([0.5])),
+            "{values:?}"
+        );
+    }
+
+    #[test]
+    fn each_base_type_is_told_from_every_other() {
+        let types: Vec<ArgType> = BaseType::ALL.iter().map(|(_, b)| t(0, *b)).collect();
+        let seen = verdicts(&types);
+        // One witness per kind: string (also path), integer, fractional, boolean, object, and
+        // `null` (which, as an array, only `any` accepts).
+        assert_eq!(seen.len(), 6, "{seen:?}");
+        for k in 0..types.len() {
+            assert!(seen.iter().any(|v| v[k]) && seen.iter().any(|v| !v[k] || types[k].is_any()));
+        }
+    }
+}
