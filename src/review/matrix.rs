@@ -20,8 +20,13 @@
 //! array passes an allow's conditions vacuously and fires no deny condition, so such a deny
 //! carves calls out of the allowed ones but cannot remove them all.
 //!
+//! A call whose argument has another type than the catalog declares (`tool Bash(command:
+//! string)`) is refused (`invalid_argument`) before any rule runs: the classification is of
+//! well-typed calls, and each cell keeps its tool's declared types.
+//!
 //! The conditions are kept evaluable ([`Condition::holds`], built from the engine's own
-//! matchers), so a cell can be asked whether it admits a call ([`Access::admits`]), and
+//! matchers), so a cell can be asked whether it admits a call ([`Cell::admits`]: the declared
+//! types, checked as the engine checks them, then [`Access::admits`]), and
 //! [`Matrix::disagreements`] checks the matrix against the compiled engine.
 //!
 //! Without a catalog, the tools are the ones rules name literally, and permissions are not

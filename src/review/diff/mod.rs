@@ -2,11 +2,13 @@
 //! each with a witness request decided differently by the two engines.
 //!
 //! For one agent and one tool, a decision depends on the agent's grants and the tool's needs,
-//! the catalog (the tool's existence, server and required arguments) and the conditions of
+//! the catalog (the tool's existence, server, required arguments and declared argument
+//! types) and the conditions of
 //! the rules that target the tool, in both policies. When all of these are the same in both
 //! (up to order, layout and file names), the pair is equivalent without further work.
-//! Otherwise each argument path named by a condition or required by a catalog is split into
-//! regions of values that every condition of both policies judges alike; one
+//! Otherwise each argument path named by a condition or required (or typed) by a catalog is
+//! split into regions of values that every condition and every declared type of both
+//! policies judges alike; one
 //! witness per region, crossed over the paths, gives a finite set of requests that covers
 //! every way the two policies can judge the pair. Each is decided by both engines; the ones
 //! decided differently are the differences, and only those are reported.

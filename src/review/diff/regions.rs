@@ -8,7 +8,8 @@
 //! absolute paths, plus unreadable values; numbers by the comparison constants and the points
 //! around and between them; other kinds by one value each. Arrays are the closure of the
 //! regions under concatenation (an allow needs every element, a deny any). The absent
-//! argument is one more region.
+//! argument is one more region. A typed argument's regions also tell apart the values each
+//! declared type accepts (`super::typed`).
 
 use super::atoms::{Atom, StrKind};
 use crate::lint::lang::{Lang, Langs};
