@@ -21,6 +21,22 @@ const NUMS: [&str; 4] = ["3", "5", "4.5", "-1"];
 const OPS: [&str; 6] = ["<", "<=", ">", ">=", "==", "!="];
 const NEEDS: [&str; 3] = ["a:r", "a:w", "b:x"];
 const GRANTS: [&str; 5] = ["a:r", "a:w", "b:x", "a:*", "*"];
+/// Declared argument types: every base type and arrays of them, nested ones included.
+const TYPES: [&str; 13] = [
+    "string",
+    "number",
+    "integer",
+    "boolean",
+    "path",
+    "object",
+    "any",
+    "array<string>",
+    "array<integer>",
+    "array<number>",
+    "array<array<integer>>",
+    "array<object>",
+    "array<any>",
+];
 
 #[derive(Clone, Debug)]
 struct Cond {
@@ -65,7 +81,8 @@ struct Agent {
 #[derive(Clone, Debug)]
 struct Tool {
     on_server: bool,
-    args: Vec<(usize, bool)>,
+    /// Argument, optional, declared type (an index into `TYPES`; `None`: untyped).
+    args: Vec<(usize, bool, Option<usize>)>,
     needs: Vec<usize>,
 }
 
@@ -109,7 +126,10 @@ impl Pol {
             let mut args: Vec<String> = t
                 .args
                 .iter()
-                .map(|&(a, opt)| format!("{}{}", ARGS[a], if opt { "?" } else { "" }))
+                .map(|&(a, opt, ty)| {
+                    let ty = ty.map(|k| format!(": {}", TYPES[k])).unwrap_or_default();
+                    format!("{}{}{ty}", ARGS[a], if opt { "?" } else { "" })
+                })
                 .collect();
             let mut needs: Vec<&str> = t.needs.iter().map(|&k| NEEDS[k]).collect();
             if layout.reorder {
@@ -266,15 +286,23 @@ fn agent() -> impl Strategy<Value = Agent> {
         })
 }
 
+/// About a third of the arguments are typed.
+fn ty() -> impl Strategy<Value = Option<usize>> {
+    prop::option::weighted(0.33, 0..TYPES.len())
+}
+
 fn tool() -> impl Strategy<Value = Tool> {
     (
         any::<bool>(),
-        prop::collection::btree_map(0..3usize, any::<bool>(), 0..3),
+        prop::collection::btree_map(0..3usize, (any::<bool>(), ty()), 0..3),
         prop::collection::btree_set(0..3usize, 0..2),
     )
         .prop_map(|(on_server, args, needs)| Tool {
             on_server,
-            args: args.into_iter().collect(),
+            args: args
+                .into_iter()
+                .map(|(a, (opt, ty))| (a, opt, ty))
+                .collect(),
             needs: needs.into_iter().collect(),
         })
 }
@@ -302,6 +330,8 @@ enum Edit {
     FlipDefault(usize),
     AddTool(Tool),
     ChangeNeeds(usize, usize),
+    /// Tool, argument slot, new type (`None`: untyped).
+    ChangeType(usize, usize, Option<usize>),
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -313,6 +343,12 @@ fn edit() -> impl Strategy<Value = Edit> {
         (0..3usize).prop_map(Edit::FlipDefault),
         tool().prop_map(Edit::AddTool),
         (0..4usize, 0..3usize).prop_map(|(t, n)| Edit::ChangeNeeds(t, n)),
+        (0..4usize, 0..3usize, ty()).prop_map(|(t, a, ty)| Edit::ChangeType(t, a, ty)),
+        (0..4usize, 0..3usize, 0..TYPES.len()).prop_map(|(t, a, ty)| Edit::ChangeType(
+            t,
+            a,
+            Some(ty)
+        )),
     ]
 }
 
@@ -350,6 +386,16 @@ fn apply(p: &Pol, e: &Edit) -> Pol {
         Edit::ChangeNeeds(t, n) => {
             let k = t % p.tools.len();
             p.tools[k].needs = vec![*n];
+        }
+        Edit::ChangeType(t, a, ty) => {
+            let k = t % p.tools.len();
+            let args = &mut p.tools[k].args;
+            if args.is_empty() {
+                args.push((a % ARGS.len(), true, *ty));
+            } else {
+                let n = args.len();
+                args[a % n].2 = *ty;
+            }
         }
     }
     p
@@ -403,6 +449,17 @@ fn value_pool() -> Vec<Option<Value>> {
         Some(json!(["/srv/a", "/etc/b"])),
         Some(json!(["x1", "ab"])),
         Some(json!({"k": 1})),
+        Some(json!(0.5)),
+        Some(json!(false)),
+        Some(json!([1, 2])),
+        Some(json!([0.5])),
+        Some(json!([[1], []])),
+        Some(json!([[0.5]])),
+        Some(json!([1, "a"])),
+        Some(json!([{}])),
+        Some(json!([null])),
+        Some(json!([true, [2]])),
+        Some(json!({"cwd": "/srv/a"})),
     ]
 }
 
@@ -414,7 +471,7 @@ fn requests() -> impl Strategy<Value = Drawn> {
         0..4usize,
         0..6usize,
         any::<bool>(),
-        [0..25usize, 0..25usize, 0..25usize],
+        [0..36usize, 0..36usize, 0..36usize],
         0..7usize,
     )
 }
@@ -703,6 +760,88 @@ fn a_narrowing_edit_passes_the_widen_gate() {
         .arg(&new)
         .assert()
         .code(1);
+}
+
+/// The witness line of a direction in `toolgate diff` text output, as JSON.
+fn witness_line(text: &str, direction: &str) -> Value {
+    let line = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(&format!("{direction}: ")))
+        .unwrap_or_else(|| panic!("no {direction} witness in {text}"));
+    serde_json::from_str(line).unwrap()
+}
+
+#[test]
+fn a_number_argument_made_integer_narrows_with_a_fractional_witness() {
+    let dir = tempfile::tempdir().unwrap();
+    // The shipped policy declares `timeout?: integer`; the old one said `number`.
+    let old = edited(
+        dir.path(),
+        "typed.policy",
+        "timeout?: integer",
+        "timeout?: number",
+    );
+    // Shell patterns are only sampled, which the widen gate counts as a possible widening:
+    // no gate here.
+    let out = toolgate()
+        .arg("diff")
+        .arg(&old)
+        .arg(shipped("typed.policy"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("typed-builder typed-ci.run: narrowed"),
+        "{text}"
+    );
+    assert!(!text.contains("widened"), "{text}");
+    let w = witness_line(&text, "narrowed");
+    let timeout = w["args"]["timeout"].as_f64().unwrap();
+    assert_ne!(timeout.fract(), 0.0, "{w}");
+    assert!(text.contains("new: deny (invalid_argument)"), "{text}");
+    // The other way round, the same request is a widening.
+    let out = toolgate()
+        .args(["diff", "--fail-on", "widen"])
+        .arg(shipped("typed.policy"))
+        .arg(&old)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("typed-builder typed-ci.run: widened"),
+        "{text}"
+    );
+    assert_eq!(witness_line(&text, "widened")["args"], w["args"], "{text}");
+}
+
+#[test]
+fn typing_an_untyped_argument_narrows() {
+    let dir = tempfile::tempdir().unwrap();
+    let new = edited(
+        dir.path(),
+        "example.policy",
+        "tool Bash(command, timeout?)",
+        "tool Bash(command: string, timeout?: number)",
+    );
+    let out = toolgate()
+        .arg("diff")
+        .arg(shipped("example.policy"))
+        .arg(&new)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("code-assistant Bash: narrowed"), "{text}");
+    assert!(!text.contains("widened"), "{text}");
+    let w = witness_line(&text, "narrowed");
+    let args = w["args"].as_object().unwrap();
+    assert!(
+        !args["command"].is_string() || args.get("timeout").is_some_and(|t| !t.is_number()),
+        "{w}"
+    );
+    assert!(text.contains("new: deny (invalid_argument)"), "{text}");
 }
 
 #[test]

@@ -67,6 +67,21 @@ const STRINGS: &[&str] = &[
 ];
 
 const PARAMS: &[&str] = &["path", "cmd", "n", "mode"];
+/// Declared argument types: every base type and arrays of them, nested ones included.
+const TYPES: &[&str] = &[
+    "string",
+    "number",
+    "integer",
+    "boolean",
+    "path",
+    "object",
+    "any",
+    "array<string>",
+    "array<path>",
+    "array<integer>",
+    "array<array<number>>",
+    "array<object>",
+];
 const PERMS: &[&str] = &["fs:read", "fs:write", "proc:exec", "net:http"];
 const TOOL_NAMES: &[&str] = &["read", "write", "run", "status"];
 
@@ -74,8 +89,8 @@ const TOOL_NAMES: &[&str] = &["read", "write", "run", "status"];
 struct ToolM {
     server: Option<&'static str>,
     name: &'static str,
-    /// (name, optional)
-    params: Vec<(&'static str, bool)>,
+    /// (name, optional, declared type)
+    params: Vec<(&'static str, bool, Option<&'static str>)>,
     needs: Vec<&'static str>,
 }
 
@@ -107,7 +122,10 @@ impl PolicyM {
             let params: Vec<String> = t
                 .params
                 .iter()
-                .map(|(p, opt)| format!("{p}{}", if *opt { "?" } else { "" }))
+                .map(|(p, opt, ty)| {
+                    let ty = ty.map(|t| format!(": {t}")).unwrap_or_default();
+                    format!("{p}{}{ty}", if *opt { "?" } else { "" })
+                })
                 .collect();
             let needs = if t.needs.is_empty() {
                 String::new()
@@ -190,12 +208,19 @@ fn tool() -> impl Strategy<Value = ToolM> {
         select(TOOL_NAMES.to_vec()),
         proptest::sample::subsequence(PARAMS.to_vec(), 0..=4),
         proptest::collection::vec(any::<bool>(), 4),
+        // About a third of the arguments are typed.
+        proptest::collection::vec(proptest::option::weighted(0.33, select(TYPES.to_vec())), 4),
         proptest::sample::subsequence(PERMS.to_vec(), 0..=2),
     )
-        .prop_map(|(server, name, params, optional, needs)| ToolM {
+        .prop_map(|(server, name, params, optional, types, needs)| ToolM {
             server,
             name,
-            params: params.into_iter().zip(optional).collect(),
+            params: params
+                .into_iter()
+                .zip(optional)
+                .zip(types)
+                .map(|((p, opt), ty)| (p, opt, ty))
+                .collect(),
             needs,
         })
 }
@@ -284,15 +309,25 @@ fn leaf() -> impl Strategy<Value = Value> {
     prop_oneof![
         10 => (select(STRINGS.to_vec()), prop_oneof![6 => Just(0u8), 4 => 1u8..8])
             .prop_map(|(s, how)| Value::String(mutate(s, how))),
-        3 => select(vec![0.0, 2.0, 2.5, 3.0, 5.0, 6.0, -1.0]).prop_map(|n| serde_json::json!(n)),
-        1 => select(vec![Value::Null, Value::Bool(true), serde_json::json!({"k": "/srv/a"})]),
+        3 => select(vec![0.0, 2.0, 2.5, 3.0, 5.0, 6.0, -1.0, 0.5]).prop_map(|n| serde_json::json!(n)),
+        1 => select(vec![Value::Null, Value::Bool(true), Value::Bool(false), serde_json::json!({"k": "/srv/a"}), serde_json::json!({})]),
     ]
 }
 
+/// A value, an array of them, or an array of arrays: of every type the catalog may declare
+/// and of wrong ones.
 fn value() -> impl Strategy<Value = Value> {
     prop_oneof![
         6 => leaf(),
         2 => proptest::collection::vec(leaf(), 0..3).prop_map(Value::Array),
+        1 => proptest::collection::vec(
+            prop_oneof![
+                2 => proptest::collection::vec(leaf(), 0..3).prop_map(Value::Array),
+                1 => leaf(),
+            ],
+            0..3,
+        )
+        .prop_map(Value::Array),
     ]
 }
 
@@ -356,7 +391,7 @@ proptest! {
             let req = matrix.probe(a, t, args.clone());
             let decision = engine.decide(&req);
             let cell = matrix.cell(a, t);
-            let predicted = cell.access.admits(&req.args);
+            let predicted = cell.admits(&req.args);
             prop_assert_eq!(
                 predicted,
                 Some(decision.is_allowed()),
@@ -364,7 +399,13 @@ proptest! {
                 cell.agent, cell.tool, cell.access.as_str(), Value::Object(req.args.clone()),
                 decision.decision.as_str(), decision.reason.as_str(), text
             );
+            let invalid = decision.reason.as_str() == "invalid_argument";
+            if invalid {
+                // Refused for a wrongly typed argument, which the cell's types predict.
+                prop_assert!(!cell.types.is_empty());
+            }
             match &cell.access {
+                _ if invalid => {}
                 Access::Never(Never::PermissionMissing(perm)) => {
                     prop_assert_eq!(decision.reason.as_str(), "permission_missing");
                     prop_assert_eq!(decision.permission.as_deref(), Some(perm.as_str()));
@@ -744,5 +785,51 @@ fn a_host_tool_shadowed_by_a_server_tool_is_never() {
             .reason
             .as_str(),
         "ambiguous_tool"
+    );
+}
+
+#[test]
+fn a_wrongly_typed_argument_is_never_admitted() {
+    let (engine, matrix) = build(
+        "tool Bash(command: string, timeout?: number, env?: array<array<integer>>)\nagent a {\n  allow Bash\n}\nagent b {\n  allow Bash where command matches \"ls*\"\n}\n",
+    );
+    assert!(matches!(
+        matrix.cell(0, 0).access,
+        Access::Always(Always::Rule(_))
+    ));
+    for (args, allowed) in [
+        (serde_json::json!({"command": "ls"}), true),
+        (serde_json::json!({"command": "ls", "timeout": 0.5}), true),
+        (serde_json::json!({"command": "ls", "timeout": "5"}), false),
+        (serde_json::json!({"command": ["ls"]}), false),
+        (serde_json::json!({"command": null}), false),
+        (serde_json::json!({"command": "ls", "env": [[1], []]}), true),
+        (serde_json::json!({"command": "ls", "env": [[1.5]]}), false),
+        (serde_json::json!({"command": "ls", "env": [1]}), false),
+    ] {
+        for a in 0..2 {
+            let req = matrix.probe(a, 0, obj(args.clone()));
+            let decided = engine.decide(&req);
+            assert_eq!(decided.is_allowed(), allowed, "{args} {a}");
+            assert_eq!(matrix.cell(a, 0).admits(&req.args), Some(allowed), "{args}");
+            if !allowed {
+                assert_eq!(decided.reason.as_str(), "invalid_argument");
+            }
+        }
+    }
+    // The reports show the declared types.
+    let text = toolgate::review::matrix::to_text(&matrix);
+    assert!(
+        text.contains(
+            "Bash  arguments must be: command: string, timeout: number, env: array<array<integer>>"
+        ),
+        "{text}"
+    );
+    let json = toolgate::review::matrix::to_json(&matrix);
+    assert_eq!(json["argument_types"]["Bash"]["timeout"], "number");
+    let md = toolgate::review::matrix::to_markdown(&matrix);
+    assert!(
+        md.contains("`Bash`: arguments must be: `command: string`"),
+        "{md}"
     );
 }

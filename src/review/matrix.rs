@@ -20,8 +20,13 @@
 //! array passes an allow's conditions vacuously and fires no deny condition, so such a deny
 //! carves calls out of the allowed ones but cannot remove them all.
 //!
+//! A call whose argument has another type than the catalog declares (`tool Bash(command:
+//! string)`) is refused (`invalid_argument`) before any rule runs: the classification is of
+//! well-typed calls, and each cell keeps its tool's declared types.
+//!
 //! The conditions are kept evaluable ([`Condition::holds`], built from the engine's own
-//! matchers), so a cell can be asked whether it admits a call ([`Access::admits`]), and
+//! matchers), so a cell can be asked whether it admits a call ([`Cell::admits`]: the declared
+//! types, checked as the engine checks them, then [`Access::admits`]), and
 //! [`Matrix::disagreements`] checks the matrix against the compiled engine.
 //!
 //! Without a catalog, the tools are the ones rules name literally, and permissions are not
@@ -57,7 +62,7 @@ pub use json::to_json;
 pub use markdown::to_markdown;
 pub use text::to_text;
 
-use crate::resolve::{Policy, RuleDef};
+use crate::resolve::{ArgType, BaseType, Policy, RuleDef};
 use crate::source::SourceMap;
 use crate::syntax::ast::Effect;
 use crate::{Engine, Request};
@@ -90,6 +95,24 @@ pub struct MatrixTool {
     /// The declared arguments; `None` when the tool declares no argument list (or without a
     /// catalog).
     pub arguments: Option<Vec<String>>,
+    /// The arguments declared with a type other than `any`, in declaration order, each with
+    /// its type: the engine refuses a call whose argument has another type
+    /// (`invalid_argument`) before any rule runs.
+    pub types: Vec<(String, ArgType)>,
+}
+
+impl MatrixTool {
+    /// `command: string, timeout: number`: the declared types, for reports; `None` when the
+    /// tool declares none.
+    pub fn types_text(&self) -> Option<String> {
+        (!self.types.is_empty()).then(|| {
+            self.types
+                .iter()
+                .map(|(arg, ty)| format!("{arg}: {ty}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+    }
 }
 
 /// What one agent may do with one tool.
@@ -99,8 +122,38 @@ pub struct Cell {
     pub agent: String,
     /// The tool as messages show it.
     pub tool: String,
-    /// Never, always, or under conditions.
+    /// Never, always, or under conditions, for calls whose arguments have their declared
+    /// types (any other call is never allowed).
     pub access: Access,
+    /// The tool's declared argument types (as [`MatrixTool::types`]).
+    pub types: Vec<(String, ArgType)>,
+}
+
+impl Cell {
+    /// Whether the cell admits a call with these arguments (the required ones present): what
+    /// the matrix predicts the engine decides. A call whose argument has another type than
+    /// the declared one is never admitted; otherwise as [`Access::admits`]. `None` when a
+    /// matcher could not run.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::review::matrix::Matrix;
+    /// let mut m = toolgate::source::SourceMap::new();
+    /// m.add("p.policy", "tool t(p: integer)\nagent a { allow t }");
+    /// let (policy, _) = toolgate::load::policy_from_sources(m);
+    /// let matrix = Matrix::build(&policy);
+    /// let cell = matrix.cell(0, 0);
+    /// let args = |v: serde_json::Value| v.as_object().unwrap().clone();
+    /// assert_eq!(cell.admits(&args(serde_json::json!({"p": 3}))), Some(true));
+    /// assert_eq!(cell.admits(&args(serde_json::json!({"p": 0.5}))), Some(false));
+    /// ```
+    pub fn admits(&self, args: &Map<String, Value>) -> Option<bool> {
+        if !well_typed(&self.types, args) {
+            return Some(false);
+        }
+        self.access.admits(args)
+    }
 }
 
 /// The classification of one cell.
@@ -108,7 +161,8 @@ pub struct Cell {
 pub enum Access {
     /// No call is allowed.
     Never(Never),
-    /// Every call that includes the required arguments is allowed.
+    /// Every call that includes the required arguments, with every argument of its declared
+    /// type, is allowed.
     Always(Always),
     /// Some calls are allowed.
     Conditional(Conditional),
@@ -278,8 +332,10 @@ impl Clause {
 }
 
 impl Access {
-    /// Whether the cell admits a call with these arguments (the required ones present):
-    /// what the matrix predicts the engine decides. `None` when a matcher could not run.
+    /// Whether the cell admits a call with these arguments (the required ones present, every
+    /// argument of its declared type): what the matrix predicts the engine decides for such a
+    /// call. It does not check the types: [`Cell::admits`] does. `None` when a matcher could
+    /// not run.
     ///
     /// # Example
     ///
@@ -404,21 +460,27 @@ impl Matrix {
     }
 
     /// The request for tool `t` that the matrix and the engine are compared on: the tool
-    /// addressed as a host would (with its server), the required arguments set to `null`.
+    /// addressed as a host would (with its server), the required arguments not in `args` set
+    /// to a plain value of their declared type (`null` when untyped).
     pub fn probe(&self, a: usize, t: usize, args: Map<String, Value>) -> Request {
         let tool = &self.tools[t];
         let mut req = Request::new(self.agents[a].as_str(), tool.name.as_str());
         req.server = tool.server.clone();
         req.args = args;
         for r in &tool.required {
-            req.args.entry(r.clone()).or_insert(Value::Null);
+            let ty = tool
+                .types
+                .iter()
+                .find(|(arg, _)| arg == r)
+                .map_or(ArgType::ANY, |(_, ty)| *ty);
+            req.args.entry(r.clone()).or_insert_with(|| plain_value(ty));
         }
         req
     }
 
     /// Checks the matrix against the engine compiled from the same policy: for every cell,
-    /// the call with only the required arguments (as `null`) is decided and compared with
-    /// what the cell predicts. Returns a message for each cell where they differ (none, unless
+    /// the call with only the required arguments (see [`Matrix::probe`]) is decided and
+    /// compared with what the cell predicts. Returns a message for each cell where they differ (none, unless
     /// the matrix has a bug).
     pub fn disagreements(&self, engine: &Engine) -> Vec<String> {
         let mut out = Vec::new();
@@ -427,7 +489,7 @@ impl Matrix {
                 let req = self.probe(a, t, Map::new());
                 let cell = self.cell(a, t);
                 let decided = engine.decide(&req);
-                let predicted = cell.access.admits(&req.args);
+                let predicted = cell.admits(&req.args);
                 if predicted != Some(decided.is_allowed()) {
                     out.push(format!(
                         "agent `{}`, tool `{}`: the matrix says {}, the engine decides {} ({})",
@@ -442,4 +504,26 @@ impl Matrix {
         }
         out
     }
+}
+
+/// A plain value of a type: `""`, `0`, `false`, `{}`, `[]` (any array type), `null` (`any`).
+fn plain_value(ty: ArgType) -> Value {
+    if ty.arrays > 0 {
+        return Value::Array(Vec::new());
+    }
+    match ty.base {
+        BaseType::String | BaseType::Path => Value::String(String::new()),
+        BaseType::Number | BaseType::Integer => Value::from(0),
+        BaseType::Boolean => Value::Bool(false),
+        BaseType::Object => Value::Object(Map::new()),
+        BaseType::Any => Value::Null,
+    }
+}
+
+/// Whether every present argument declared with a type has it, checked as the engine checks
+/// it (the engine's argument lookup and [`ArgType::mismatch`]).
+fn well_typed(types: &[(String, ArgType)], args: &Map<String, Value>) -> bool {
+    types.iter().all(|(arg, ty)| {
+        crate::engine::args::get(args, arg).is_none_or(|v| ty.mismatch(v).is_none())
+    })
 }

@@ -2,11 +2,13 @@
 //! each with a witness request decided differently by the two engines.
 //!
 //! For one agent and one tool, a decision depends on the agent's grants and the tool's needs,
-//! the catalog (the tool's existence, server and required arguments) and the conditions of
+//! the catalog (the tool's existence, server, required arguments and declared argument
+//! types) and the conditions of
 //! the rules that target the tool, in both policies. When all of these are the same in both
 //! (up to order, layout and file names), the pair is equivalent without further work.
-//! Otherwise each argument path named by a condition or required by a catalog is split into
-//! regions of values that every condition of both policies judges alike; one
+//! Otherwise each argument path named by a condition or required (or typed) by a catalog is
+//! split into regions of values that every condition and every declared type of both
+//! policies judges alike; one
 //! witness per region, crossed over the paths, gives a finite set of requests that covers
 //! every way the two policies can judge the pair. Each is decided by both engines; the ones
 //! decided differently are the differences, and only those are reported.
@@ -42,12 +44,13 @@
 mod atoms;
 mod pairs;
 mod regions;
+mod typed;
 
 pub use pairs::Address;
 
 use crate::engine::{Engine, Request, RuleRef};
 use crate::lint::lang::Langs;
-use crate::resolve::Policy;
+use crate::resolve::{ArgType, Policy};
 use crate::syntax::ast::Effect;
 use atoms::Atom;
 use serde::Serialize;
@@ -346,8 +349,28 @@ impl Pair<'_> {
             for arg in pairs::required_args(side.policy, self.addr) {
                 paths.entry(vec![arg]).or_default();
             }
+            for (arg, _) in pairs::typed_args(side.policy, self.addr) {
+                paths.entry(vec![arg]).or_default();
+            }
         }
         Some(paths)
+    }
+
+    /// The types other than `any` either policy declares for an argument path (none unless
+    /// the path is a declared argument).
+    fn types(&self, old: Side<'_>, new: Side<'_>, path: &[String]) -> Vec<ArgType> {
+        let mut out: Vec<ArgType> = Vec::new();
+        let [name] = path else {
+            return out;
+        };
+        for side in [old, new] {
+            for (arg, ty) in pairs::typed_args(side.policy, self.addr) {
+                if arg == *name && !out.contains(&ty) {
+                    out.push(ty);
+                }
+            }
+        }
+        out
     }
 
     /// Compares the pair; `None` when equivalent.
@@ -368,16 +391,34 @@ impl Pair<'_> {
         let mut regions = Vec::new();
         for (path, atoms) in &paths {
             let is_prefix = keys.iter().any(|k| *k != path && k.starts_with(path));
+            let types = self.types(old, new, path);
             if is_prefix && atoms.is_empty() {
-                // Only present or absent matters (a required argument): present as an object,
-                // so that the longer paths can be set inside it.
-                regions.push(vec![None, Some(Value::Object(Map::new()))]);
+                // Only present or absent matters (a required argument), and, when typed, the
+                // kind of value: present as an object first, so that the longer paths can be
+                // set inside it.
+                let leaves = vec![
+                    Value::Object(Map::new()),
+                    Value::String(String::new()),
+                    Value::from(0),
+                    Value::from(0.5),
+                    Value::Bool(true),
+                    Value::Null,
+                ];
+                if types.is_empty() {
+                    regions.push(vec![None, Some(Value::Object(Map::new()))]);
+                    continue;
+                }
+                let cap = budget.states.min(regions::MAX_ARRAY_REGIONS);
+                match typed::regions(&[], &types, leaves, cap) {
+                    Ok(values) => regions.push(values),
+                    Err(why) => return Some(self.undecided(format!("undecided: {why}"))),
+                }
                 continue;
             }
             if is_prefix {
                 sampled.push("a condition on an argument path that is a prefix of another");
             }
-            match regions::regions(atoms, langs, budget.states) {
+            match regions::regions(atoms, &types, langs, budget.states) {
                 Ok(r) => {
                     sampled.extend(r.sampled);
                     regions.push(r.values);
@@ -701,6 +742,78 @@ mod tests {
         let why = r.pairs[0].undecided.as_deref().unwrap();
         assert!(why.starts_with("undecided: gave up after 2 of "), "{why}");
         assert!(r.may_widen());
+    }
+
+    #[test]
+    fn a_type_change_is_a_difference_with_a_separating_witness() {
+        let d = one(
+            "tool t(n?: number)\nagent a { allow t }",
+            "tool t(n?: integer)\nagent a { allow t }",
+        );
+        assert_eq!((d.change, d.undecided.as_deref()), (Change::Narrowed, None));
+        let w = &d.witnesses[0];
+        assert_eq!(w.request["args"], json!({"n": 0.5}));
+        assert_eq!(w.new.reason, "invalid_argument");
+        // Within the range a rule allows, the fractional number is between the constants.
+        let d = one(
+            "tool t(n?: number)\nagent a { allow t where n > 3 and n < 4 }",
+            "tool t(n?: integer)\nagent a { allow t where n > 3 and n < 4 }",
+        );
+        assert_eq!(d.change, Change::Narrowed);
+        assert_eq!(d.witnesses[0].request["args"], json!({"n": 3.5}));
+        let d = one(
+            "tool t(p)\nagent a { allow t }",
+            "tool t(p: string)\nagent a { allow t }",
+        );
+        assert_eq!(d.change, Change::Narrowed);
+        assert!(!d.witnesses[0].request["args"]["p"].is_string());
+    }
+
+    #[test]
+    fn array_types_are_told_apart_by_their_elements() {
+        let d = one(
+            "tool t(p?: array<integer>)\nagent a { allow t }",
+            "tool t(p?: array<number>)\nagent a { allow t }",
+        );
+        assert_eq!(d.change, Change::Widened);
+        let p = d.witnesses[0].request["args"]["p"].clone();
+        assert!(
+            p.as_array().is_some_and(|a| a
+                .iter()
+                .any(|x| x.as_f64().is_some_and(|f| f.fract() != 0.0))),
+            "{p}"
+        );
+        let d = one(
+            "tool t(p?: array<array<string>>)\nagent a { allow t }",
+            "tool t(p?: array<string>)\nagent a { allow t }",
+        );
+        assert_eq!(d.change, Change::Both);
+        // A rule change on a typed argument is found with a value of the declared type.
+        let d = one(
+            "tool t(p: array<string>)\nagent a { allow t where p == \"a\" }",
+            "tool t(p: array<string>)\nagent a { allow t where p in [\"a\", \"b\"] }",
+        );
+        assert_eq!(d.change, Change::Widened);
+        assert_eq!(d.witnesses[0].request["args"], json!({"p": ["b"]}));
+        // Types written in another order, or one type repeated, are no difference.
+        let r = run(
+            "tool t(a: string, b?: array<integer>)\nagent x { allow t }",
+            "tool t(b?: array<integer>, a: string)\nagent x { allow t }",
+            Budget::default(),
+        );
+        assert!(r.is_empty(), "{:?}", r.pairs);
+    }
+
+    #[test]
+    fn a_typed_argument_holding_a_condition_path_is_decided() {
+        let d = one(
+            "tool t(opts: object)\nagent a { allow t where opts.cwd matches \"/w/**\" }",
+            "tool t(opts: string)\nagent a { allow t where opts.cwd matches \"/w/**\" }",
+        );
+        // An allow holds on a path a value does not reach: the string passes the new rule.
+        assert_eq!(d.change, Change::Both);
+        assert!(d.witnesses[0].request["args"]["opts"].is_string());
+        assert!(d.witnesses[1].request["args"]["opts"].is_object());
     }
 
     #[test]

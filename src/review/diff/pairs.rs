@@ -2,7 +2,7 @@
 //! fingerprint of everything a pair's decisions depend on.
 
 use crate::lint::lang::{glob_regex, Lang, Langs};
-use crate::resolve::{CondDef, Grant, NamePattern, NameTest, Policy, RuleDef};
+use crate::resolve::{ArgType, CondDef, Grant, NamePattern, NameTest, ParamDef, Policy, RuleDef};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
@@ -190,21 +190,38 @@ pub(crate) fn relevant_rules<'p>(
         .unwrap_or_default()
 }
 
-/// The arguments the catalog requires of a tool with this name (on the addressed server, if
-/// any).
-pub(crate) fn required_args(policy: &Policy, addr: &Address) -> Vec<String> {
+/// The declared arguments of the tools with this name (on the addressed server, if any).
+fn declared_params<'p>(policy: &'p Policy, addr: &Address) -> impl Iterator<Item = &'p ParamDef> {
+    let server = addr.server.clone();
+    let tool = addr.tool.clone();
     policy
         .tools
         .iter()
-        .filter(|t| t.name == addr.tool)
-        .filter(|t| match (&addr.server, t.server) {
+        .filter(move |t| t.name == tool)
+        .filter(move |t| match (&server, t.server) {
             (Some(s), Some(i)) => policy.servers[i].name == *s,
             (Some(_), None) => false,
             (None, _) => true,
         })
         .flat_map(|t| t.params.iter().flatten())
+}
+
+/// The arguments the catalog requires of a tool with this name (on the addressed server, if
+/// any).
+pub(crate) fn required_args(policy: &Policy, addr: &Address) -> Vec<String> {
+    declared_params(policy, addr)
         .filter(|p| !p.optional)
         .map(|p| p.name.clone())
+        .collect()
+}
+
+/// The arguments the catalog declares with a type other than `any` for a tool with this name
+/// (on the addressed server, if any), each with its type: the engine refuses a call whose
+/// argument has another type (`invalid_argument`).
+pub(crate) fn typed_args(policy: &Policy, addr: &Address) -> Vec<(String, ArgType)> {
+    declared_params(policy, addr)
+        .filter(|p| !p.ty.is_any())
+        .map(|p| (p.name.clone(), p.ty))
         .collect()
 }
 
@@ -215,24 +232,40 @@ fn cond_key(c: &CondDef) -> String {
 /// Everything the decisions of `agent` on `addr` depend on, in a form independent of order,
 /// layout and file names: two policies with equal fingerprints decide the pair alike.
 pub(crate) fn fingerprint(policy: &Policy, agent: &str, addr: &Address) -> String {
+    fingerprint_of(policy, agent, Some(addr))
+}
+
+/// Everything an agent's decisions depend on, for every tool at once: the catalog, the
+/// agent's grants, default and rules, independent of order, layout and file names.
+pub(crate) fn agent_fingerprint(policy: &Policy, agent: &str) -> String {
+    fingerprint_of(policy, agent, None)
+}
+
+/// The fingerprint of the agent's decisions on the addressed tool, or on every tool (`None`):
+/// the catalog entries of the tool(s), then the agent's default, grants and the rules that
+/// may target the tool(s).
+fn fingerprint_of(policy: &Policy, agent: &str, addr: Option<&Address>) -> String {
     let mut catalog: Vec<String> = policy
         .tools
         .iter()
-        .filter(|t| t.name == addr.tool)
+        .filter(|t| addr.is_none_or(|a| t.name == a.tool))
         .map(|t| {
             // Only whether a call is allowed matters: the order of `needs` (which names the
-            // first missing permission) and of the arguments does not.
+            // first missing permission) and of the arguments does not. A declared type
+            // decides which values are refused (`invalid_argument`).
             let server = t.server.map(|i| policy.servers[i].name.as_str());
             let mut needs: Vec<String> = t.needs.iter().map(ToString::to_string).collect();
             needs.sort();
             needs.dedup();
-            let params: Option<Vec<(String, bool)>> = t.params.as_ref().map(|ps| {
-                let mut v: Vec<(String, bool)> =
-                    ps.iter().map(|p| (p.name.clone(), p.optional)).collect();
+            let params: Option<Vec<(String, bool, String)>> = t.params.as_ref().map(|ps| {
+                let mut v: Vec<(String, bool, String)> = ps
+                    .iter()
+                    .map(|p| (p.name.clone(), p.optional, p.ty.to_string()))
+                    .collect();
                 v.sort();
                 v
             });
-            format!("{server:?} {needs:?} {params:?}")
+            format!("{server:?} {} {needs:?} {params:?}", t.name)
         })
         .collect();
     catalog.sort();
@@ -242,7 +275,11 @@ pub(crate) fn fingerprint(policy: &Policy, agent: &str, addr: &Address) -> Strin
             let mut grants: Vec<String> = a.grants.iter().map(|(g, _)| g.to_string()).collect();
             grants.sort();
             grants.dedup();
-            let mut rules: Vec<String> = relevant_rules(policy, agent, addr)
+            let rules: Vec<&RuleDef> = match addr {
+                Some(addr) => relevant_rules(policy, agent, addr),
+                None => a.rules.iter().collect(),
+            };
+            let mut rules: Vec<String> = rules
                 .into_iter()
                 .map(|r| {
                     let mut conds: Vec<String> = r.conditions.iter().map(cond_key).collect();
@@ -269,50 +306,6 @@ fn fresh(used: &BTreeSet<String>) -> String {
         name.push('x');
     }
     name
-}
-
-/// Everything an agent's decisions depend on, for every tool at once: the catalog, the
-/// agent's grants, default and rules, independent of order, layout and file names.
-pub(crate) fn agent_fingerprint(policy: &Policy, agent: &str) -> String {
-    let mut catalog: Vec<String> = policy
-        .tools
-        .iter()
-        .map(|t| {
-            let server = t.server.map(|i| policy.servers[i].name.as_str());
-            let mut needs: Vec<String> = t.needs.iter().map(ToString::to_string).collect();
-            needs.sort();
-            let params = t.params.as_ref().map(|ps| {
-                let mut v: Vec<(String, bool)> =
-                    ps.iter().map(|p| (p.name.clone(), p.optional)).collect();
-                v.sort();
-                v
-            });
-            format!("{server:?} {} {needs:?} {params:?}", t.name)
-        })
-        .collect();
-    catalog.sort();
-    let agent_part = policy.agent(agent).map(|a| {
-        let mut grants: Vec<String> = a.grants.iter().map(|(g, _)| g.to_string()).collect();
-        grants.sort();
-        grants.dedup();
-        let mut rules: Vec<String> = a
-            .rules
-            .iter()
-            .map(|r| {
-                let mut conds: Vec<String> = r.conditions.iter().map(cond_key).collect();
-                conds.sort();
-                conds.dedup();
-                format!(
-                    "{:?} {:?} {:?} {conds:?}",
-                    r.effect, r.target.server, r.target.tool
-                )
-            })
-            .collect();
-        rules.sort();
-        rules.dedup();
-        format!("{:?} {grants:?} {rules:?}", a.default)
-    });
-    format!("{catalog:?} {agent_part:?}")
 }
 
 /// The `permissions` a request carries, to try against policies without a catalog: none,

@@ -8,10 +8,12 @@
 //! absolute paths, plus unreadable values; numbers by the comparison constants and the points
 //! around and between them; other kinds by one value each. Arrays are the closure of the
 //! regions under concatenation (an allow needs every element, a deny any). The absent
-//! argument is one more region.
+//! argument is one more region. A typed argument's regions also tell apart the values each
+//! declared type accepts (`super::typed`).
 
 use super::atoms::{Atom, StrKind};
 use crate::lint::lang::{Lang, Langs};
+use crate::resolve::ArgType;
 use regex_automata::dfa::Automaton;
 use regex_automata::util::primitives::StateID;
 use serde_json::{json, Value};
@@ -23,7 +25,7 @@ const UTF8: &str = r"(?s:.)*";
 const NORMAL_PATH: &str = r"/|(?:/(?:[^/\x00.][^/\x00]*|\.[^/\x00.][^/\x00]*|\.\.[^/\x00]+))+";
 
 /// The most regions one path may have once arrays are counted (their closure is quadratic).
-const MAX_ARRAY_REGIONS: usize = 1_000;
+pub(crate) const MAX_ARRAY_REGIONS: usize = 1_000;
 /// Strings starting with `/`.
 const SLASH: &str = r"/(?s:.)*";
 /// Strings not starting with `/`.
@@ -175,9 +177,15 @@ fn shell_samples(pattern: &str) -> Vec<String> {
     ]
 }
 
-/// Finds the regions of one path from its atoms. `required` paths with no atoms still get
-/// an absent and a present region.
-pub(crate) fn regions(atoms: &[Atom], langs: &mut Langs, limit: usize) -> Result<Regions, GaveUp> {
+/// Finds the regions of one path from its atoms and the types the catalogs declare for it
+/// (none but for a declared argument). `required` paths with no atoms still get an absent
+/// and a present region.
+pub(crate) fn regions(
+    atoms: &[Atom],
+    types: &[ArgType],
+    langs: &mut Langs,
+    limit: usize,
+) -> Result<Regions, GaveUp> {
     let mut sampled = None;
     let kinds: Vec<StrKind> = atoms.iter().map(Atom::str_kind).collect();
     let plain: Vec<&Lang> = atoms
@@ -232,6 +240,13 @@ pub(crate) fn regions(atoms: &[Atom], langs: &mut Langs, limit: usize) -> Result
     }
     candidates.extend(numbers(atoms));
     candidates.extend([Value::Null, Value::Bool(true), json!({})]);
+    if !types.is_empty() {
+        // A value of every kind a type tells apart, in every number interval.
+        candidates.extend(typed_numbers(atoms));
+        candidates.push(Value::String(String::new()));
+        let values = super::typed::regions(atoms, types, candidates, limit.min(MAX_ARRAY_REGIONS))?;
+        return Ok(Regions { values, sampled });
+    }
 
     // One witness per distinct truth vector, first (simplest) first.
     let mut seen: HashMap<Vec<bool>, Vec<Value>> = HashMap::new();
@@ -375,6 +390,55 @@ fn mixed_paths(
     Ok(Mixed { values, covered })
 }
 
+/// Numbers for a typed argument, where `integer` tells numbers apart: a fractional number and
+/// an integer in every open interval between (and beyond) the comparison constants that has
+/// one.
+fn typed_numbers(atoms: &[Atom]) -> Vec<Value> {
+    let mut cs: Vec<f64> = atoms.iter().filter_map(Atom::constant).collect();
+    cs.sort_by(f64::total_cmp);
+    cs.dedup();
+    let mut out = Vec::new();
+    match (cs.first(), cs.last()) {
+        (Some(&lo), Some(&hi)) => {
+            // Below the lowest constant: 0 and 0.5 when they are, the plainest witnesses.
+            out.push(if lo > 0.0 { 0.0 } else { lo.floor() - 1.0 });
+            out.push(if lo > 0.5 { 0.5 } else { lo.floor() - 0.5 });
+            for w in cs.windows(2) {
+                let (c, d) = (w[0], w[1]);
+                let int = c.floor() + 1.0;
+                if c < int && int < d {
+                    out.push(int);
+                }
+                let mut mid = c + (d - c) / 2.0;
+                if mid.fract() == 0.0 {
+                    mid = c + (d - c) / 4.0;
+                }
+                if c < mid && mid < d {
+                    out.push(mid);
+                }
+            }
+            out.push(hi.ceil() + 1.0);
+            out.push(hi.ceil() + 0.5);
+        }
+        _ => out.extend([0.0, 0.5]),
+    }
+    as_json_numbers(out)
+}
+
+/// Finite numbers as JSON, integral ones as integers.
+fn as_json_numbers(out: Vec<f64>) -> Vec<Value> {
+    out.into_iter()
+        .filter(|f| f.is_finite())
+        .map(|f| {
+            if f.fract() == 0.0 && f.abs() < 9.0e15 {
+                json!(f as i64)
+            } else {
+                json!(f)
+            }
+        })
+        .collect()
+}
+
 /// Numbers: each comparison constant, a point between each two (the constant plus one when
 /// that is still below the next), and one beyond each end.
 fn numbers(atoms: &[Atom]) -> Vec<Value> {
@@ -408,14 +472,5 @@ fn numbers(atoms: &[Atom]) -> Vec<Value> {
         }
         _ => out.push(0.0),
     }
-    out.into_iter()
-        .filter(|f| f.is_finite())
-        .map(|f| {
-            if f.fract() == 0.0 && f.abs() < 9.0e15 {
-                json!(f as i64)
-            } else {
-                json!(f)
-            }
-        })
-        .collect()
+    as_json_numbers(out)
 }

@@ -25,6 +25,7 @@ pub(super) fn build(policy: &Policy) -> Matrix {
                 agent: agent.name.clone(),
                 tool: tool.display.clone(),
                 access,
+                types: tool.types.clone(),
             });
         }
     }
@@ -56,6 +57,13 @@ fn catalog_tools(policy: &Policy) -> Vec<MatrixTool> {
                 .params
                 .as_ref()
                 .map(|ps| ps.iter().map(|p| p.name.clone()).collect()),
+            types: tool
+                .params
+                .iter()
+                .flatten()
+                .filter(|p| !p.ty.is_any())
+                .map(|p| (p.name.clone(), p.ty))
+                .collect(),
         })
         .collect()
 }
@@ -86,6 +94,7 @@ fn named_tools(policy: &Policy) -> Vec<MatrixTool> {
                 display,
                 required: Vec::new(),
                 arguments: None,
+                types: Vec::new(),
             });
         }
     }

@@ -2,12 +2,16 @@
 //!
 //! ```text
 //! {"catalog": bool, "agents": [NAME], "tools": [TOOL],
+//!  "argument_types": {TOOL: {ARG: TYPE}},
 //!  "cells": [{"agent", "tool", "access": "never"|"always"|"conditional",
 //!             "reason", "permission", "default_allow", "rules": [RULE],
 //!             "conditions": [{"rule": RULE, "arguments": {ARG: [CONDITION]}}],
 //!             "exceptions": [{"rule": RULE, "arguments": {ARG: [CONDITION]}}]}]}
 //! RULE = {"effect": "allow"|"deny", "rule": "allow TARGET", "file", "line", "column"}
 //! ```
+//!
+//! `argument_types` holds the tools that declare types other than `any` (a call whose
+//! argument has another type is never allowed, whatever its cell says).
 
 use super::{Access, Always, Clause, Matrix, Never, RuleLoc};
 use serde_json::{json, Map, Value};
@@ -116,6 +120,19 @@ pub fn to_json(matrix: &Matrix) -> Value {
         "catalog": matrix.catalog,
         "agents": matrix.agents,
         "tools": matrix.tools.iter().map(|t| t.display.clone()).collect::<Vec<_>>(),
+        "argument_types": matrix
+            .tools
+            .iter()
+            .filter(|t| !t.types.is_empty())
+            .map(|t| {
+                let types: Map<String, Value> = t
+                    .types
+                    .iter()
+                    .map(|(arg, ty)| (arg.clone(), Value::from(ty.to_string())))
+                    .collect();
+                (t.display.clone(), Value::Object(types))
+            })
+            .collect::<Map<String, Value>>(),
         "cells": matrix
             .cells
             .iter()

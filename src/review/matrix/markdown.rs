@@ -80,9 +80,33 @@ pub fn to_markdown(matrix: &Matrix) -> String {
         out.push('\n');
     }
     out.push_str(
-        "\n✅ always allowed (with the required arguments) · ⚠️ allowed under conditions \
-         (below) · ❌ never\n",
+        "\n✅ always allowed (with the required arguments, each of its declared type) · ⚠️ \
+         allowed under conditions (below) · ❌ never\n",
     );
+    let typed: Vec<String> = matrix
+        .tools
+        .iter()
+        .filter_map(|t| {
+            let types: Vec<String> = t
+                .types
+                .iter()
+                .map(|(arg, ty)| code(&format!("{arg}: {ty}")))
+                .collect();
+            (!types.is_empty()).then(|| {
+                format!(
+                    "- {}: arguments must be: {}\n",
+                    code(&t.display),
+                    types.join(", ")
+                )
+            })
+        })
+        .collect();
+    if !typed.is_empty() {
+        out.push_str(
+            "\n#### Argument types\n\nA call whose argument has another type is never allowed.\n\n",
+        );
+        out.push_str(&typed.concat());
+    }
     if groups.is_empty() {
         return out;
     }

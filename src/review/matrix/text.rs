@@ -19,7 +19,7 @@ fn label(access: &Access, group: Option<usize>) -> String {
 
 const LEGEND: &str = "\
 legend:
-  yes              always allowed (when the call includes the tool's required arguments)
+  yes              always allowed (with the required arguments, each of its declared type)
   yes (default)    always allowed by the agent's `default allow`; no deny rule targets the tool
   if [n]           allowed under the conditions listed under [n] below
   no: PERM         never: the agent is not granted PERM, the first permission the tool needs
@@ -73,6 +73,7 @@ pub fn to_text(matrix: &Matrix) -> String {
     }
     out.push('\n');
     out.push_str(LEGEND);
+    out.push_str(&argument_types(matrix));
     if !groups.is_empty() {
         out.push_str("\nconditions:\n");
     }
@@ -105,6 +106,35 @@ pub fn to_text(matrix: &Matrix) -> String {
                 tools.join(", ")
             ));
         }
+    }
+    out
+}
+
+/// The tools that declare argument types, one line each: a call whose argument has another
+/// type is never allowed, whatever its cell says.
+fn argument_types(matrix: &Matrix) -> String {
+    let lines: Vec<(&str, String)> = matrix
+        .tools
+        .iter()
+        .filter_map(|t| Some((t.display.as_str(), t.types_text()?)))
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let width = lines
+        .iter()
+        .map(|(t, _)| t.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::from(
+        "\nargument types (a call whose argument has another type is never allowed):\n",
+    );
+    for (tool, types) in lines {
+        let pad = width - tool.chars().count();
+        out.push_str(&format!(
+            "  {tool}{}  arguments must be: {types}\n",
+            " ".repeat(pad)
+        ));
     }
     out
 }
