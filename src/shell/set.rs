@@ -7,6 +7,8 @@
 //! (then every deny fires). Patterns are indexed by their program word, so a value is compared
 //! only with the patterns that name its program (and those whose program is a glob).
 
+use std::cell::Cell;
+
 use rustc_hash::FxHashMap;
 
 use super::parser;
@@ -18,40 +20,61 @@ use super::wrappers::basename;
 /// The index of a pattern in its set, in the order added.
 pub type PatternId = usize;
 
-/// A set of pattern ids.
+/// A set of pattern ids (the first 64 held inline, so a set of up to 64 patterns answers
+/// without allocating).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Matches {
-    bits: Vec<u64>,
+    /// Ids `0..64`.
+    first: u64,
+    /// Ids `64..`, 64 per word; no longer than the highest id inserted needs.
+    more: Vec<u64>,
 }
 
 impl Matches {
     fn insert(&mut self, id: PatternId) {
         let (w, b) = (id / 64, id % 64);
-        if self.bits.len() <= w {
-            self.bits.resize(w + 1, 0);
+        if w == 0 {
+            self.first |= 1 << b;
+            return;
         }
-        self.bits[w] |= 1 << b;
+        if self.more.len() < w {
+            self.more.resize(w, 0);
+        }
+        self.more[w - 1] |= 1 << b;
     }
 
     /// Whether `id` is in the set.
     pub fn contains(&self, id: PatternId) -> bool {
-        self.bits
-            .get(id / 64)
-            .is_some_and(|w| w & (1 << (id % 64)) != 0)
+        let (w, b) = (id / 64, id % 64);
+        let word = if w == 0 {
+            self.first
+        } else {
+            self.more.get(w - 1).copied().unwrap_or(0)
+        };
+        word & (1 << b) != 0
     }
 
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
-        self.bits.iter().all(|w| *w == 0)
+        self.first == 0 && self.more.iter().all(|w| *w == 0)
     }
 
     /// The ids, ascending.
     pub fn iter(&self) -> impl Iterator<Item = PatternId> + '_ {
-        self.bits.iter().enumerate().flat_map(|(i, &w)| {
-            (0..64)
-                .filter(move |b| w & (1 << b) != 0)
-                .map(move |b| i * 64 + b)
-        })
+        std::iter::once(self.first)
+            .chain(self.more.iter().copied())
+            .enumerate()
+            .flat_map(|(i, w)| {
+                let mut bits = w;
+                std::iter::from_fn(move || {
+                    if bits == 0 {
+                        return None;
+                    }
+                    let b = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    Some(i * 64 + b)
+                })
+            })
     }
 }
 
@@ -69,6 +92,34 @@ impl DenyMatches {
     pub fn fires(&self, id: PatternId) -> bool {
         self.unreadable.is_some() || self.matches.contains(id)
     }
+}
+
+/// The parsers' buffers, kept per thread so that reading a value allocates only when it needs
+/// more room than every value before it.
+#[derive(Default)]
+struct Buffers {
+    strict: Command,
+    generous: parser::Buffers,
+}
+
+thread_local! {
+    static BUFFERS: Cell<Buffers> = Cell::new(Buffers::default());
+}
+
+/// Values longer than this are read in buffers of their own, dropped after (so a thread does
+/// not keep the room one huge value needed).
+const KEEP_BUFFERS_UP_TO: usize = 64 * 1024;
+
+/// Runs `f` with this thread's buffers (fresh ones while they are in use, or for a long
+/// `value`).
+fn with_buffers<T>(value: &str, f: impl FnOnce(&mut Buffers) -> T) -> T {
+    if value.len() > KEEP_BUFFERS_UP_TO {
+        return f(&mut Buffers::default());
+    }
+    let mut buffers = BUFFERS.try_with(Cell::take).unwrap_or_default();
+    let out = f(&mut buffers);
+    let _ = BUFFERS.try_with(|cell| cell.set(buffers));
+    out
 }
 
 /// Patterns on one argument, indexed by program.
@@ -123,8 +174,10 @@ impl PatternSet {
     /// The patterns `value` satisfies as an allow: the value must be exactly one simple
     /// command of known words, matched as written. An unreadable value satisfies none.
     pub fn allow_matches(&self, value: &str) -> Result<Matches, Unreadable> {
-        let cmd = parser::strict(value)?;
-        Ok(self.allow_matches_command(&cmd))
+        with_buffers(value, |b| {
+            parser::strict_into(value, &mut b.strict)?;
+            Ok(self.allow_matches_command(&b.strict))
+        })
     }
 
     /// [`PatternSet::allow_matches`] for an already parsed command.
@@ -149,15 +202,16 @@ impl PatternSet {
     /// The patterns some command of `value` matches as a deny (generous reading), and whether
     /// anything was unreadable (then every deny fires).
     pub fn deny_matches(&self, value: &str) -> DenyMatches {
-        let g = parser::generous(value);
-        let mut out = DenyMatches {
-            matches: Matches::default(),
-            unreadable: g.unreadable,
-        };
-        for cmd in &g.commands {
-            self.deny_command(cmd, &mut out.matches);
-        }
-        out
+        with_buffers(value, |b| {
+            let mut out = DenyMatches {
+                matches: Matches::default(),
+                unreadable: parser::generous_into(value, &mut b.generous).err(),
+            };
+            for cmd in b.generous.commands() {
+                self.deny_command(cmd, &mut out.matches);
+            }
+            out
+        })
     }
 
     /// Adds the deny patterns one command matches to `m`.
