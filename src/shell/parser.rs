@@ -154,6 +154,17 @@ const PLAIN: [bool; 256] = {
     t
 };
 
+/// [`PLAIN`] and the bytes that mean something only inside a brace or before a tilde
+/// (`.,=:`).
+const PLAIN_UNBRACED: [bool; 256] = {
+    let mut t = PLAIN;
+    t[b'.' as usize] = true;
+    t[b',' as usize] = true;
+    t[b'=' as usize] = true;
+    t[b':' as usize] = true;
+    t
+};
+
 fn is_meta(c: u8) -> bool {
     matches!(
         c,
@@ -538,14 +549,20 @@ impl<'s, 'o> Parser<'s, 'o> {
             if is_meta(c) {
                 break;
             }
-            if PLAIN[c as usize] {
+            // Outside a brace, `.` and `,` mean nothing and `=`/`:` only allow a tilde after
+            // them.
+            let plain = if brace_open { &PLAIN } else { &PLAIN_UNBRACED };
+            if plain[c as usize] {
                 // A run of characters with no meaning to the shell, copied at once.
                 let run = self.pos;
-                while self.peek(0).is_some_and(|c| PLAIN[c as usize]) {
-                    self.pos += 1;
-                }
+                let rest = self.b.get(run..).unwrap_or(&[]);
+                let len = rest
+                    .iter()
+                    .position(|&c| !plain[c as usize])
+                    .unwrap_or(rest.len());
+                self.pos = run + len;
                 w.push_str(self.src.get(run..self.pos).unwrap_or(""));
-                tilde_ok = false;
+                tilde_ok = matches!(rest.get(len.wrapping_sub(1)), Some(b'=' | b':'));
                 continue;
             }
             let was_tilde_ok = tilde_ok;
