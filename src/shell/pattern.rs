@@ -149,6 +149,27 @@ impl Pattern {
         self.program_base.exact()
     }
 
+    /// The literal text every program word this pattern matches starts with (allow: as
+    /// written; deny: its last path component), for rejecting a command before matching.
+    pub(crate) fn program_prefix(&self, deny: bool) -> String {
+        let glob = if deny {
+            Some(&self.program_base)
+        } else {
+            self.words.first()
+        };
+        match glob {
+            Some(Glob::Exact(s)) => s.clone(),
+            Some(Glob::Pieces(pieces)) => pieces
+                .iter()
+                .map_while(|p| match p {
+                    Piece::Char(c) => Some(*c),
+                    _ => None,
+                })
+                .collect(),
+            Some(Glob::Any) | None => String::new(),
+        }
+    }
+
     /// Whether `cmd` matches. `deny` selects the generous semantics: the program compares by
     /// last path component, and a run-time word may stand for anything (the match is possible).
     pub fn matches(&self, cmd: &Command, deny: bool) -> bool {

@@ -130,9 +130,9 @@ pub struct PatternSet {
     by_program: FxHashMap<String, Vec<PatternId>>,
     /// Deny: exact program last component.
     by_base: FxHashMap<String, Vec<PatternId>>,
-    /// Patterns whose program word is a glob.
-    glob_program: Vec<PatternId>,
-    glob_base: Vec<PatternId>,
+    /// Patterns whose program word is a glob, with the literal text it starts with.
+    glob_program: Vec<(String, PatternId)>,
+    glob_base: Vec<(String, PatternId)>,
 }
 
 impl PatternSet {
@@ -146,11 +146,11 @@ impl PatternSet {
         let id = self.patterns.len();
         match pattern.program() {
             Some(p) => self.by_program.entry(p.to_string()).or_default().push(id),
-            None => self.glob_program.push(id),
+            None => self.glob_program.push((pattern.program_prefix(false), id)),
         }
         match pattern.program_base() {
             Some(p) => self.by_base.entry(p.to_string()).or_default().push(id),
-            None => self.glob_base.push(id),
+            None => self.glob_base.push((pattern.program_prefix(true), id)),
         }
         self.patterns.push(pattern);
         id
@@ -191,7 +191,12 @@ impl PatternSet {
             .get(program)
             .map(Vec::as_slice)
             .unwrap_or(&[]);
-        for &id in exact.iter().chain(&self.glob_program) {
+        let globs = self
+            .glob_program
+            .iter()
+            .filter(|(prefix, _)| program.starts_with(prefix.as_str()))
+            .map(|(_, id)| id);
+        for &id in exact.iter().chain(globs) {
             if self.patterns[id].matches(cmd, false) {
                 m.insert(id);
             }
@@ -216,12 +221,12 @@ impl PatternSet {
 
     /// Adds the deny patterns one command matches to `m`.
     pub fn deny_command(&self, cmd: &Command, m: &mut Matches) {
-        let candidates: &[PatternId] = match cmd.get(0) {
-            Some(Word::Literal(program)) => self
-                .by_base
-                .get(basename(program))
-                .map(Vec::as_slice)
-                .unwrap_or(&[]),
+        let (candidates, base): (&[PatternId], &str) = match cmd.get(0) {
+            Some(Word::Literal(program)) => {
+                let base = basename(program);
+                let exact = self.by_base.get(base).map(Vec::as_slice).unwrap_or(&[]);
+                (exact, base)
+            }
             // A run-time program could be anything.
             Some(Word::Unknown { .. }) => {
                 for id in 0..self.patterns.len() {
@@ -231,7 +236,12 @@ impl PatternSet {
             }
             None => return,
         };
-        for &id in candidates.iter().chain(&self.glob_base) {
+        let globs = self
+            .glob_base
+            .iter()
+            .filter(|(prefix, _)| base.starts_with(prefix.as_str()))
+            .map(|(_, id)| id);
+        for &id in candidates.iter().chain(globs) {
             if !m.contains(id) && self.patterns[id].matches(cmd, true) {
                 m.insert(id);
             }
