@@ -11,6 +11,7 @@ use std::cell::Cell;
 
 use rustc_hash::FxHashMap;
 
+use super::names::NameFilter;
 use super::parser;
 use super::pattern::Pattern;
 use super::unreadable::Unreadable;
@@ -128,8 +129,10 @@ pub struct PatternSet {
     patterns: Vec<Pattern>,
     /// Allow: exact program word as written.
     by_program: FxHashMap<String, Vec<PatternId>>,
+    program_names: NameFilter,
     /// Deny: exact program last component.
     by_base: FxHashMap<String, Vec<PatternId>>,
+    base_names: NameFilter,
     /// Patterns whose program word is a glob, with the literal text it starts with.
     glob_program: Vec<(String, PatternId)>,
     glob_base: Vec<(String, PatternId)>,
@@ -145,11 +148,17 @@ impl PatternSet {
     pub fn add(&mut self, pattern: Pattern) -> PatternId {
         let id = self.patterns.len();
         match pattern.program() {
-            Some(p) => self.by_program.entry(p.to_string()).or_default().push(id),
+            Some(p) => {
+                self.program_names.insert(p);
+                self.by_program.entry(p.to_string()).or_default().push(id)
+            }
             None => self.glob_program.push((pattern.program_prefix(false), id)),
         }
         match pattern.program_base() {
-            Some(p) => self.by_base.entry(p.to_string()).or_default().push(id),
+            Some(p) => {
+                self.base_names.insert(p);
+                self.by_base.entry(p.to_string()).or_default().push(id)
+            }
             None => self.glob_base.push((pattern.program_prefix(true), id)),
         }
         self.patterns.push(pattern);
@@ -186,11 +195,14 @@ impl PatternSet {
         let Some(Word::Literal(program)) = cmd.get(0) else {
             return m;
         };
-        let exact = self
-            .by_program
-            .get(program)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
+        let exact = if self.program_names.may_contain(program) {
+            self.by_program
+                .get(program)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+        } else {
+            &[]
+        };
         let globs = self
             .glob_program
             .iter()
@@ -224,7 +236,11 @@ impl PatternSet {
         let (candidates, base): (&[PatternId], &str) = match cmd.get(0) {
             Some(Word::Literal(program)) => {
                 let base = basename(program);
-                let exact = self.by_base.get(base).map(Vec::as_slice).unwrap_or(&[]);
+                let exact = if self.base_names.may_contain(base) {
+                    self.by_base.get(base).map(Vec::as_slice).unwrap_or(&[])
+                } else {
+                    &[]
+                };
                 (exact, base)
             }
             // A run-time program could be anything.

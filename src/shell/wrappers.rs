@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
+use super::names::NameFilter;
 use super::parser::is_assignment;
 use super::unreadable::Construct;
 use super::words::{Command, Word, WordKind};
@@ -473,9 +474,20 @@ pub static WRAPPERS: &[Wrapper] = &[
 
 /// The wrapper named `program` (compared by its last path component), if any.
 pub fn find(program: &str) -> Option<&'static Wrapper> {
-    static BY_NAME: OnceLock<FxHashMap<&'static str, &'static Wrapper>> = OnceLock::new();
-    let map = BY_NAME.get_or_init(|| WRAPPERS.iter().map(|w| (w.name, w)).collect());
-    map.get(basename(program)).copied()
+    type Index = (NameFilter, FxHashMap<&'static str, &'static Wrapper>);
+    static BY_NAME: OnceLock<Index> = OnceLock::new();
+    let (filter, map) = BY_NAME.get_or_init(|| {
+        let mut filter = NameFilter::default();
+        for w in WRAPPERS {
+            filter.insert(w.name);
+        }
+        (filter, WRAPPERS.iter().map(|w| (w.name, w)).collect())
+    });
+    let base = basename(program);
+    if !filter.may_contain(base) {
+        return None;
+    }
+    map.get(base).copied()
 }
 
 /// The last path component of a command word (`/bin/rm` -> `rm`).
