@@ -35,16 +35,20 @@ pub struct Generous {
 /// Reads `value` as exactly one simple command of known words (for an allow).
 pub fn strict(value: &str) -> Result<Command, Unreadable> {
     let mut cmd = Command::new();
-    strict_into(value, &mut cmd)?;
+    strict_into(value, &mut cmd, &mut Buffers::new())?;
     Ok(cmd)
 }
 
 /// [`strict`] into `cmd` (cleared first), reusing its buffers.
-pub(crate) fn strict_into(value: &str, cmd: &mut Command) -> Result<(), Unreadable> {
+/// (`buffers` is only lent to the parser: a strict reading records no command there.)
+pub(crate) fn strict_into(
+    value: &str,
+    cmd: &mut Command,
+    buffers: &mut Buffers,
+) -> Result<(), Unreadable> {
     cmd.clear();
     cmd.reserve(value.len(), 16);
-    let mut buffers = Buffers::default();
-    let mut p = Parser::new(value, Mode::Strict, 0, None, &mut buffers);
+    let mut p = Parser::new(value, Mode::Strict, 0, None, buffers);
     p.strict_command(cmd)
 }
 
@@ -84,6 +88,17 @@ pub(crate) struct Buffers {
 }
 
 impl Buffers {
+    /// Empty buffers.
+    pub(crate) const fn new() -> Self {
+        Buffers {
+            commands: Vec::new(),
+            len: 0,
+            spare: Vec::new(),
+            inner: Vec::new(),
+            target: String::new(),
+        }
+    }
+
     /// The commands found, outer ones before the commands they run.
     pub(crate) fn commands(&self) -> &[Command] {
         self.commands.get(..self.len).unwrap_or(&[])

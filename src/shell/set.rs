@@ -7,7 +7,7 @@
 //! (then every deny fires). Patterns are indexed by their program word, so a value is compared
 //! only with the patterns that name its program (and those whose program is a glob).
 
-use std::cell::Cell;
+use std::cell::RefCell;
 
 use rustc_hash::FxHashMap;
 
@@ -97,14 +97,22 @@ impl DenyMatches {
 
 /// The parsers' buffers, kept per thread so that reading a value allocates only when it needs
 /// more room than every value before it.
-#[derive(Default)]
 struct Buffers {
     strict: Command,
     generous: parser::Buffers,
 }
 
+impl Buffers {
+    const fn new() -> Self {
+        Buffers {
+            strict: Command::new(),
+            generous: parser::Buffers::new(),
+        }
+    }
+}
+
 thread_local! {
-    static BUFFERS: Cell<Buffers> = Cell::new(Buffers::default());
+    static BUFFERS: RefCell<Buffers> = const { RefCell::new(Buffers::new()) };
 }
 
 /// Values longer than this are read in buffers of their own, dropped after (so a thread does
@@ -113,14 +121,14 @@ const KEEP_BUFFERS_UP_TO: usize = 64 * 1024;
 
 /// Runs `f` with this thread's buffers (fresh ones while they are in use, or for a long
 /// `value`).
-fn with_buffers<T>(value: &str, f: impl FnOnce(&mut Buffers) -> T) -> T {
-    if value.len() > KEEP_BUFFERS_UP_TO {
-        return f(&mut Buffers::default());
+fn with_buffers<T>(value: &str, mut f: impl FnMut(&mut Buffers) -> T) -> T {
+    if value.len() <= KEEP_BUFFERS_UP_TO {
+        let kept = BUFFERS.try_with(|cell| cell.try_borrow_mut().ok().map(|mut b| f(&mut b)));
+        if let Ok(Some(out)) = kept {
+            return out;
+        }
     }
-    let mut buffers = BUFFERS.try_with(Cell::take).unwrap_or_default();
-    let out = f(&mut buffers);
-    let _ = BUFFERS.try_with(|cell| cell.set(buffers));
-    out
+    f(&mut Buffers::new())
 }
 
 /// Patterns on one argument, indexed by program.
@@ -184,7 +192,7 @@ impl PatternSet {
     /// command of known words, matched as written. An unreadable value satisfies none.
     pub fn allow_matches(&self, value: &str) -> Result<Matches, Unreadable> {
         with_buffers(value, |b| {
-            parser::strict_into(value, &mut b.strict)?;
+            parser::strict_into(value, &mut b.strict, &mut b.generous)?;
             Ok(self.allow_matches_command(&b.strict))
         })
     }

@@ -54,8 +54,11 @@ pub struct Command {
 
 impl Command {
     /// An empty command.
-    pub fn new() -> Self {
-        Self::default()
+    pub const fn new() -> Self {
+        Command {
+            text: String::new(),
+            spans: Vec::new(),
+        }
     }
 
     /// A command of literal words (tests and hosts that already have an argv).
