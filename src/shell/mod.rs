@@ -26,6 +26,7 @@
 //! The language reference for the condition is docs/language.md, section 10a.
 
 pub mod glob;
+pub mod names;
 pub mod options;
 pub mod parser;
 pub mod pattern;

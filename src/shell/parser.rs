@@ -34,21 +34,98 @@ pub struct Generous {
 
 /// Reads `value` as exactly one simple command of known words (for an allow).
 pub fn strict(value: &str) -> Result<Command, Unreadable> {
-    let mut out = Vec::new();
-    let mut p = Parser::new(value, Mode::Strict, 0, None, &mut out);
-    p.strict_command()
+    let mut cmd = Command::new();
+    strict_into(value, &mut cmd, &mut Buffers::new())?;
+    Ok(cmd)
+}
+
+/// [`strict`] into `cmd` (cleared first), reusing its buffers.
+/// (`buffers` is only lent to the parser: a strict reading records no command there.)
+pub(crate) fn strict_into(
+    value: &str,
+    cmd: &mut Command,
+    buffers: &mut Buffers,
+) -> Result<(), Unreadable> {
+    cmd.clear();
+    cmd.reserve(value.len(), 16);
+    let mut p = Parser::new(value, Mode::Strict, 0, None, buffers);
+    p.strict_command(cmd)
 }
 
 /// Reads every simple command `value` shows (for a deny).
 pub fn generous(value: &str) -> Generous {
-    let mut commands = Vec::new();
-    let result = {
-        let mut p = Parser::new(value, Mode::Generous, 0, None, &mut commands);
-        p.list(Stop::End)
-    };
+    let mut buffers = Buffers::default();
+    let result = generous_into(value, &mut buffers);
+    let mut commands = buffers.commands;
+    commands.truncate(buffers.len);
     Generous {
         commands,
         unreadable: result.err(),
+    }
+}
+
+/// [`generous`] into `buffers` (cleared first, their allocations reused): the commands are
+/// [`Buffers::commands`], the result says whether anything was unreadable.
+pub(crate) fn generous_into(value: &str, buffers: &mut Buffers) -> Result<(), Unreadable> {
+    buffers.len = 0;
+    let mut p = Parser::new(value, Mode::Generous, 0, None, buffers);
+    p.list(Stop::End)
+}
+
+/// The commands a generous reading found, and buffers kept for the next reading: a reading
+/// that reuses them allocates only when it needs more room than any before it.
+#[derive(Debug, Default)]
+pub(crate) struct Buffers {
+    /// The commands found are `commands[..len]`; the rest are cleared spares.
+    commands: Vec<Command>,
+    len: usize,
+    /// Cleared commands for a list being read or a wrapper's inner command.
+    spare: Vec<Command>,
+    /// Cleared vectors for a wrapper's inner commands.
+    inner: Vec<Vec<Inner>>,
+    /// The text of a redirection target (read, then dropped).
+    target: String,
+}
+
+impl Buffers {
+    /// Empty buffers.
+    pub(crate) const fn new() -> Self {
+        Buffers {
+            commands: Vec::new(),
+            len: 0,
+            spare: Vec::new(),
+            inner: Vec::new(),
+            target: String::new(),
+        }
+    }
+
+    /// The commands found, outer ones before the commands they run.
+    pub(crate) fn commands(&self) -> &[Command] {
+        self.commands.get(..self.len).unwrap_or(&[])
+    }
+
+    fn spare(&mut self) -> Command {
+        self.spare.pop().unwrap_or_default()
+    }
+
+    fn give_back(&mut self, mut cmd: Command) {
+        cmd.clear();
+        self.spare.push(cmd);
+    }
+
+    /// Appends `cmd` to the commands found (its buffers are taken, a cleared spare is left in
+    /// its place); returns its index.
+    fn push(&mut self, cmd: &mut Command) -> usize {
+        let idx = self.len;
+        match self.commands.get_mut(idx) {
+            Some(slot) => {
+                std::mem::swap(slot, cmd);
+                cmd.clear();
+            }
+            None => self.commands.push(std::mem::take(cmd)),
+        }
+        self.len += 1;
+        idx
     }
 }
 
@@ -74,7 +151,7 @@ struct Parser<'s, 'o> {
     depth: u32,
     /// For a nested script: the offset in the top-level value every error reports.
     base: Option<usize>,
-    out: &'o mut Vec<Command>,
+    out: &'o mut Buffers,
     /// `[` lookahead cache for the current word: a `]` at this position (or none before it).
     bracket: Option<(usize, bool)>,
 }
@@ -89,6 +166,17 @@ const PLAIN: [bool; 256] = {
             || matches!(b, b'-' | b'_' | b'/' | b'@' | b'%' | b'+' | b'^' | b'!');
         c += 1;
     }
+    t
+};
+
+/// [`PLAIN`] and the bytes that mean something only inside a brace or before a tilde
+/// (`.,=:`).
+const PLAIN_UNBRACED: [bool; 256] = {
+    let mut t = PLAIN;
+    t[b'.' as usize] = true;
+    t[b',' as usize] = true;
+    t[b'=' as usize] = true;
+    t[b':' as usize] = true;
     t
 };
 
@@ -154,7 +242,7 @@ impl<'s, 'o> Parser<'s, 'o> {
         mode: Mode,
         depth: u32,
         base: Option<usize>,
-        out: &'o mut Vec<Command>,
+        out: &'o mut Buffers,
     ) -> Self {
         Parser {
             src,
@@ -199,8 +287,7 @@ impl<'s, 'o> Parser<'s, 'o> {
 
     // ---- strict -------------------------------------------------------------------------
 
-    fn strict_command(&mut self) -> R<Command> {
-        let mut cmd = Command::with_capacity(self.b.len(), 16);
+    fn strict_command(&mut self, cmd: &mut Command) -> R<()> {
         loop {
             self.skip_blanks();
             let Some(c) = self.peek(0) else { break };
@@ -251,14 +338,21 @@ impl<'s, 'o> Parser<'s, 'o> {
         if cmd.is_empty() {
             return self.err(Construct::Empty, self.pos);
         }
-        Ok(cmd)
+        Ok(())
     }
 
     // ---- generous -----------------------------------------------------------------------
 
     fn list(&mut self, stop: Stop) -> R<()> {
+        let mut cmd = self.out.spare();
+        let r = self.list_into(stop, &mut cmd);
+        self.out.give_back(cmd);
+        r
+    }
+
+    /// [`Parser::list`] with `cmd` as the buffer of the command being read.
+    fn list_into(&mut self, stop: Stop, cmd: &mut Command) -> R<()> {
         let open = self.pos;
-        let mut cmd = Command::with_capacity(64, 8);
         // Words that are not a command: a `for`/`select` header, the name after `function`.
         let mut skip_header = false;
         let mut skip_one = false;
@@ -274,18 +368,18 @@ impl<'s, 'o> Parser<'s, 'o> {
                 b'&' if self.peek(1) == Some(b'>') => self.redirection()?,
                 b'\n' | b';' | b'&' | b'|' => {
                     self.pos += 1;
-                    self.finish(&mut cmd)?;
+                    self.finish(cmd)?;
                     skip_header = false;
                 }
                 b'(' => {
-                    self.finish(&mut cmd)?;
+                    self.finish(cmd)?;
                     self.pos += 1;
                     self.nested_list()?;
                 }
                 b')' => {
                     if stop == Stop::Paren {
                         self.pos += 1;
-                        return self.finish(&mut cmd);
+                        return self.finish(cmd);
                     }
                     return self.err(Construct::Subshell, self.pos);
                 }
@@ -346,7 +440,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                 }
             }
         }
-        self.finish(&mut cmd)
+        self.finish(cmd)
     }
 
     fn nested_list(&mut self) -> R<()> {
@@ -388,8 +482,11 @@ impl<'s, 'o> Parser<'s, 'o> {
                 self.nested_list()
             }
             Some(c) if !is_meta(c) => {
-                let mut target = String::new();
-                self.word(&mut target).map(|_| ())
+                let mut target = std::mem::take(&mut self.out.target);
+                target.clear();
+                let r = self.word(&mut target).map(|_| ());
+                self.out.target = target;
+                r
             }
             _ => self.err(Construct::Redirection, at),
         }
@@ -400,12 +497,17 @@ impl<'s, 'o> Parser<'s, 'o> {
         if cmd.is_empty() {
             return Ok(());
         }
-        let c = std::mem::take(cmd);
-        self.emit(c, 0)
+        let idx = self.out.push(cmd);
+        self.emit(idx, 0)
     }
 
-    fn emit(&mut self, cmd: Command, level: u32) -> R<()> {
+    /// Checks the recorded command `idx` and records what its wrappers run.
+    fn emit(&mut self, idx: usize, level: u32) -> R<()> {
         let at = self.pos;
+        let out = &mut *self.out;
+        let Some(cmd) = out.commands.get(idx) else {
+            return Ok(());
+        };
         match cmd.get(0) {
             Some(super::words::Word::Unknown { .. }) => {
                 return self.err(Construct::DynamicProgram, at)
@@ -413,20 +515,29 @@ impl<'s, 'o> Parser<'s, 'o> {
             None => return Ok(()),
             Some(_) => {}
         }
-        let inner = match wrappers::look_through(&cmd) {
-            Ok(inner) => inner,
-            Err(construct) => {
-                self.out.push(cmd);
-                return self.err(construct, at);
-            }
-        };
-        self.out.push(cmd);
-        for i in inner {
+        let mut inner = out.inner.pop().unwrap_or_default();
+        if let Err(construct) = wrappers::look_through_into(cmd, &mut inner, &mut out.spare) {
+            inner.clear();
+            out.inner.push(inner);
+            return self.err(construct, at);
+        }
+        let r = self.emit_inner(&mut inner, level, at);
+        inner.clear();
+        self.out.inner.push(inner);
+        r
+    }
+
+    fn emit_inner(&mut self, inner: &mut Vec<Inner>, level: u32, at: usize) -> R<()> {
+        for i in inner.drain(..) {
             if level + self.depth >= MAX_DEPTH {
                 return self.err(Construct::TooDeep, at);
             }
             match i {
-                Inner::Command(c) => self.emit(c, level + 1)?,
+                Inner::Command(mut c) => {
+                    let idx = self.out.push(&mut c);
+                    self.out.give_back(c);
+                    self.emit(idx, level + 1)?
+                }
                 Inner::Script(s) => {
                     self.depth += level;
                     let r = self.script(&s, at);
@@ -453,14 +564,20 @@ impl<'s, 'o> Parser<'s, 'o> {
             if is_meta(c) {
                 break;
             }
-            if PLAIN[c as usize] {
+            // Outside a brace, `.` and `,` mean nothing and `=`/`:` only allow a tilde after
+            // them.
+            let plain = if brace_open { &PLAIN } else { &PLAIN_UNBRACED };
+            if plain[c as usize] {
                 // A run of characters with no meaning to the shell, copied at once.
                 let run = self.pos;
-                while self.peek(0).is_some_and(|c| PLAIN[c as usize]) {
-                    self.pos += 1;
-                }
+                let rest = self.b.get(run..).unwrap_or(&[]);
+                let len = rest
+                    .iter()
+                    .position(|&c| !plain[c as usize])
+                    .unwrap_or(rest.len());
+                self.pos = run + len;
                 w.push_str(self.src.get(run..self.pos).unwrap_or(""));
-                tilde_ok = false;
+                tilde_ok = matches!(rest.get(len.wrapping_sub(1)), Some(b'=' | b':'));
                 continue;
             }
             let was_tilde_ok = tilde_ok;

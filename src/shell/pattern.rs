@@ -149,6 +149,27 @@ impl Pattern {
         self.program_base.exact()
     }
 
+    /// The literal text every program word this pattern matches starts with (allow: as
+    /// written; deny: its last path component), for rejecting a command before matching.
+    pub(crate) fn program_prefix(&self, deny: bool) -> String {
+        let glob = if deny {
+            Some(&self.program_base)
+        } else {
+            self.words.first()
+        };
+        match glob {
+            Some(Glob::Exact(s)) => s.clone(),
+            Some(Glob::Pieces(pieces)) => pieces
+                .iter()
+                .map_while(|p| match p {
+                    Piece::Char(c) => Some(*c),
+                    _ => None,
+                })
+                .collect(),
+            Some(Glob::Any) | None => String::new(),
+        }
+    }
+
     /// Whether `cmd` matches. `deny` selects the generous semantics: the program compares by
     /// last path component, and a run-time word may stand for anything (the match is possible).
     pub fn matches(&self, cmd: &Command, deny: bool) -> bool {
@@ -174,39 +195,35 @@ impl Pattern {
         // Split the rest into options and operands (`--` ends the options).
         let mut unknown = false;
         let mut ddash = false;
-        let mut opts: Vec<&str> = Vec::new();
+        let options = region.clone().filter_map(move |w| match w {
+            Word::Literal("--") if !ddash => {
+                ddash = true;
+                None
+            }
+            Word::Literal(s) if !ddash && s.len() > 1 && s.starts_with('-') => Some(s),
+            _ => None,
+        });
         for w in region.clone() {
-            match w {
-                Word::Literal("--") if !ddash => ddash = true,
-                Word::Literal(s) if !ddash && s.len() > 1 && s.starts_with('-') => opts.push(s),
-                Word::Literal(_) => {}
-                Word::Unknown { .. } => unknown = true,
+            if let Word::Unknown { .. } = w {
+                unknown = true;
+                break;
             }
         }
-        let want: Vec<Flag<'_>> = fs
-            .flags
-            .iter()
-            .map(|f| {
-                let mut chars = f.chars();
-                match (chars.next(), chars.next()) {
-                    (Some(c), None) => options::canonical(table, Flag::Short(c)),
-                    _ => options::canonical(table, Flag::Long(f)),
-                }
-            })
-            .collect();
+        let want = |f| wanted(table, f);
         if !unknown {
-            for w in &want {
-                let present = opts
-                    .iter()
-                    .any(|o| !options::each_flag(table, o, |f| f != *w));
+            for w in &fs.flags {
+                let w = want(w);
+                let present = options
+                    .clone()
+                    .any(|o| !options::each_flag(table, o, |f| f != w));
                 if !present {
                     return false;
                 }
             }
             if fs.exact {
-                let extra = opts
-                    .iter()
-                    .any(|o| !options::each_flag(table, o, |f| want.contains(&f)));
+                let extra = options.clone().any(|o| {
+                    !options::each_flag(table, o, |f| fs.flags.iter().any(|w| want(w) == f))
+                });
                 if extra {
                     return false;
                 }
@@ -275,8 +292,21 @@ impl Pattern {
             if states == 0 {
                 return false;
             }
+            if self.rest && states & accept != 0 {
+                // Every pattern word is matched and `...` takes whatever follows.
+                return true;
+            }
         }
         states & accept != 0
+    }
+}
+
+/// A flag of a flag set in canonical form under `table` (one letter: a short flag).
+fn wanted<'a>(table: Option<&'static options::Spellings>, flag: &'a str) -> Flag<'a> {
+    let mut chars = flag.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => options::canonical(table, Flag::Short(c)),
+        _ => options::canonical(table, Flag::Long(flag)),
     }
 }
 

@@ -7,8 +7,11 @@
 //! (then every deny fires). Patterns are indexed by their program word, so a value is compared
 //! only with the patterns that name its program (and those whose program is a glob).
 
+use std::cell::RefCell;
+
 use rustc_hash::FxHashMap;
 
+use super::names::NameFilter;
 use super::parser;
 use super::pattern::Pattern;
 use super::unreadable::Unreadable;
@@ -18,40 +21,61 @@ use super::wrappers::basename;
 /// The index of a pattern in its set, in the order added.
 pub type PatternId = usize;
 
-/// A set of pattern ids.
+/// A set of pattern ids (the first 64 held inline, so a set of up to 64 patterns answers
+/// without allocating).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Matches {
-    bits: Vec<u64>,
+    /// Ids `0..64`.
+    first: u64,
+    /// Ids `64..`, 64 per word; no longer than the highest id inserted needs.
+    more: Vec<u64>,
 }
 
 impl Matches {
     fn insert(&mut self, id: PatternId) {
         let (w, b) = (id / 64, id % 64);
-        if self.bits.len() <= w {
-            self.bits.resize(w + 1, 0);
+        if w == 0 {
+            self.first |= 1 << b;
+            return;
         }
-        self.bits[w] |= 1 << b;
+        if self.more.len() < w {
+            self.more.resize(w, 0);
+        }
+        self.more[w - 1] |= 1 << b;
     }
 
     /// Whether `id` is in the set.
     pub fn contains(&self, id: PatternId) -> bool {
-        self.bits
-            .get(id / 64)
-            .is_some_and(|w| w & (1 << (id % 64)) != 0)
+        let (w, b) = (id / 64, id % 64);
+        let word = if w == 0 {
+            self.first
+        } else {
+            self.more.get(w - 1).copied().unwrap_or(0)
+        };
+        word & (1 << b) != 0
     }
 
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
-        self.bits.iter().all(|w| *w == 0)
+        self.first == 0 && self.more.iter().all(|w| *w == 0)
     }
 
     /// The ids, ascending.
     pub fn iter(&self) -> impl Iterator<Item = PatternId> + '_ {
-        self.bits.iter().enumerate().flat_map(|(i, &w)| {
-            (0..64)
-                .filter(move |b| w & (1 << b) != 0)
-                .map(move |b| i * 64 + b)
-        })
+        std::iter::once(self.first)
+            .chain(self.more.iter().copied())
+            .enumerate()
+            .flat_map(|(i, w)| {
+                let mut bits = w;
+                std::iter::from_fn(move || {
+                    if bits == 0 {
+                        return None;
+                    }
+                    let b = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    Some(i * 64 + b)
+                })
+            })
     }
 }
 
@@ -71,17 +95,55 @@ impl DenyMatches {
     }
 }
 
+/// The parsers' buffers, kept per thread so that reading a value allocates only when it needs
+/// more room than every value before it.
+struct Buffers {
+    strict: Command,
+    generous: parser::Buffers,
+}
+
+impl Buffers {
+    const fn new() -> Self {
+        Buffers {
+            strict: Command::new(),
+            generous: parser::Buffers::new(),
+        }
+    }
+}
+
+thread_local! {
+    static BUFFERS: RefCell<Buffers> = const { RefCell::new(Buffers::new()) };
+}
+
+/// Values longer than this are read in buffers of their own, dropped after (so a thread does
+/// not keep the room one huge value needed).
+const KEEP_BUFFERS_UP_TO: usize = 64 * 1024;
+
+/// Runs `f` with this thread's buffers (fresh ones while they are in use, or for a long
+/// `value`).
+fn with_buffers<T>(value: &str, mut f: impl FnMut(&mut Buffers) -> T) -> T {
+    if value.len() <= KEEP_BUFFERS_UP_TO {
+        let kept = BUFFERS.try_with(|cell| cell.try_borrow_mut().ok().map(|mut b| f(&mut b)));
+        if let Ok(Some(out)) = kept {
+            return out;
+        }
+    }
+    f(&mut Buffers::new())
+}
+
 /// Patterns on one argument, indexed by program.
 #[derive(Clone, Debug, Default)]
 pub struct PatternSet {
     patterns: Vec<Pattern>,
     /// Allow: exact program word as written.
     by_program: FxHashMap<String, Vec<PatternId>>,
+    program_names: NameFilter,
     /// Deny: exact program last component.
     by_base: FxHashMap<String, Vec<PatternId>>,
-    /// Patterns whose program word is a glob.
-    glob_program: Vec<PatternId>,
-    glob_base: Vec<PatternId>,
+    base_names: NameFilter,
+    /// Patterns whose program word is a glob, with the literal text it starts with.
+    glob_program: Vec<(String, PatternId)>,
+    glob_base: Vec<(String, PatternId)>,
 }
 
 impl PatternSet {
@@ -94,12 +156,18 @@ impl PatternSet {
     pub fn add(&mut self, pattern: Pattern) -> PatternId {
         let id = self.patterns.len();
         match pattern.program() {
-            Some(p) => self.by_program.entry(p.to_string()).or_default().push(id),
-            None => self.glob_program.push(id),
+            Some(p) => {
+                self.program_names.insert(p);
+                self.by_program.entry(p.to_string()).or_default().push(id)
+            }
+            None => self.glob_program.push((pattern.program_prefix(false), id)),
         }
         match pattern.program_base() {
-            Some(p) => self.by_base.entry(p.to_string()).or_default().push(id),
-            None => self.glob_base.push(id),
+            Some(p) => {
+                self.base_names.insert(p);
+                self.by_base.entry(p.to_string()).or_default().push(id)
+            }
+            None => self.glob_base.push((pattern.program_prefix(true), id)),
         }
         self.patterns.push(pattern);
         id
@@ -123,8 +191,10 @@ impl PatternSet {
     /// The patterns `value` satisfies as an allow: the value must be exactly one simple
     /// command of known words, matched as written. An unreadable value satisfies none.
     pub fn allow_matches(&self, value: &str) -> Result<Matches, Unreadable> {
-        let cmd = parser::strict(value)?;
-        Ok(self.allow_matches_command(&cmd))
+        with_buffers(value, |b| {
+            parser::strict_into(value, &mut b.strict, &mut b.generous)?;
+            Ok(self.allow_matches_command(&b.strict))
+        })
     }
 
     /// [`PatternSet::allow_matches`] for an already parsed command.
@@ -133,12 +203,20 @@ impl PatternSet {
         let Some(Word::Literal(program)) = cmd.get(0) else {
             return m;
         };
-        let exact = self
-            .by_program
-            .get(program)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
-        for &id in exact.iter().chain(&self.glob_program) {
+        let exact = if self.program_names.may_contain(program) {
+            self.by_program
+                .get(program)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+        } else {
+            &[]
+        };
+        let globs = self
+            .glob_program
+            .iter()
+            .filter(|(prefix, _)| program.starts_with(prefix.as_str()))
+            .map(|(_, id)| id);
+        for &id in exact.iter().chain(globs) {
             if self.patterns[id].matches(cmd, false) {
                 m.insert(id);
             }
@@ -149,25 +227,30 @@ impl PatternSet {
     /// The patterns some command of `value` matches as a deny (generous reading), and whether
     /// anything was unreadable (then every deny fires).
     pub fn deny_matches(&self, value: &str) -> DenyMatches {
-        let g = parser::generous(value);
-        let mut out = DenyMatches {
-            matches: Matches::default(),
-            unreadable: g.unreadable,
-        };
-        for cmd in &g.commands {
-            self.deny_command(cmd, &mut out.matches);
-        }
-        out
+        with_buffers(value, |b| {
+            let mut out = DenyMatches {
+                matches: Matches::default(),
+                unreadable: parser::generous_into(value, &mut b.generous).err(),
+            };
+            for cmd in b.generous.commands() {
+                self.deny_command(cmd, &mut out.matches);
+            }
+            out
+        })
     }
 
     /// Adds the deny patterns one command matches to `m`.
     pub fn deny_command(&self, cmd: &Command, m: &mut Matches) {
-        let candidates: &[PatternId] = match cmd.get(0) {
-            Some(Word::Literal(program)) => self
-                .by_base
-                .get(basename(program))
-                .map(Vec::as_slice)
-                .unwrap_or(&[]),
+        let (candidates, base): (&[PatternId], &str) = match cmd.get(0) {
+            Some(Word::Literal(program)) => {
+                let base = basename(program);
+                let exact = if self.base_names.may_contain(base) {
+                    self.by_base.get(base).map(Vec::as_slice).unwrap_or(&[])
+                } else {
+                    &[]
+                };
+                (exact, base)
+            }
             // A run-time program could be anything.
             Some(Word::Unknown { .. }) => {
                 for id in 0..self.patterns.len() {
@@ -177,7 +260,12 @@ impl PatternSet {
             }
             None => return,
         };
-        for &id in candidates.iter().chain(&self.glob_base) {
+        let globs = self
+            .glob_base
+            .iter()
+            .filter(|(prefix, _)| base.starts_with(prefix.as_str()))
+            .map(|(_, id)| id);
+        for &id in candidates.iter().chain(globs) {
             if !m.contains(id) && self.patterns[id].matches(cmd, true) {
                 m.insert(id);
             }

@@ -54,8 +54,11 @@ pub struct Command {
 
 impl Command {
     /// An empty command.
-    pub fn new() -> Self {
-        Self::default()
+    pub const fn new() -> Self {
+        Command {
+            text: String::new(),
+            spans: Vec::new(),
+        }
     }
 
     /// A command of literal words (tests and hosts that already have an argv).
@@ -73,6 +76,18 @@ impl Command {
             text: String::with_capacity(bytes),
             spans: Vec::with_capacity(words),
         }
+    }
+
+    /// Removes every word, keeping the buffers' capacity.
+    pub(crate) fn clear(&mut self) {
+        self.text.clear();
+        self.spans.clear();
+    }
+
+    /// Makes room for `bytes` more bytes of text and `words` more words.
+    pub(crate) fn reserve(&mut self, bytes: usize, words: usize) {
+        self.text.reserve(bytes);
+        self.spans.reserve(words);
     }
 
     /// The text buffer, for a parser writing a word in place: call [`Command::end_word`] (or
@@ -143,10 +158,25 @@ impl Command {
     /// A new command made of the words `from..` of this one.
     pub fn tail(&self, from: usize) -> Command {
         let mut c = Command::new();
-        for i in from..self.spans.len() {
-            self.copy_word(i, &mut c);
-        }
+        self.copy_tail(from, &mut c);
         c
+    }
+
+    /// Copies the words `from..` of this one onto the end of `to`.
+    pub(crate) fn copy_tail(&self, from: usize, to: &mut Command) {
+        let Some(first) = self.spans.get(from) else {
+            return;
+        };
+        let start = first.start;
+        let end = self.spans.last().map_or(start, |s| s.end);
+        let shift = to.text.len() as u32;
+        to.text
+            .push_str(self.text.get(start as usize..end as usize).unwrap_or(""));
+        to.spans.extend(self.spans[from..].iter().map(|s| Span {
+            start: s.start - start + shift,
+            end: s.end - start + shift,
+            kind: s.kind,
+        }));
     }
 
     /// Copies word `i` (text and kind) onto the end of `to`.

@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
+use super::names::NameFilter;
 use super::parser::is_assignment;
 use super::unreadable::Construct;
 use super::words::{Command, Word, WordKind};
@@ -473,9 +474,20 @@ pub static WRAPPERS: &[Wrapper] = &[
 
 /// The wrapper named `program` (compared by its last path component), if any.
 pub fn find(program: &str) -> Option<&'static Wrapper> {
-    static BY_NAME: OnceLock<FxHashMap<&'static str, &'static Wrapper>> = OnceLock::new();
-    let map = BY_NAME.get_or_init(|| WRAPPERS.iter().map(|w| (w.name, w)).collect());
-    map.get(basename(program)).copied()
+    type Index = (NameFilter, FxHashMap<&'static str, &'static Wrapper>);
+    static BY_NAME: OnceLock<Index> = OnceLock::new();
+    let (filter, map) = BY_NAME.get_or_init(|| {
+        let mut filter = NameFilter::default();
+        for w in WRAPPERS {
+            filter.insert(w.name);
+        }
+        (filter, WRAPPERS.iter().map(|w| (w.name, w)).collect())
+    });
+    let base = basename(program);
+    if !filter.may_contain(base) {
+        return None;
+    }
+    map.get(base).copied()
 }
 
 /// The last path component of a command word (`/bin/rm` -> `rm`).
@@ -498,16 +510,28 @@ pub enum Inner {
 /// The commands `cmd` runs, if its program is a wrapper; an error when the inner command
 /// cannot be located or is not shell words.
 pub fn look_through(cmd: &Command) -> Result<Vec<Inner>, Construct> {
+    let mut inner = Vec::new();
+    look_through_into(cmd, &mut inner, &mut Vec::new())?;
+    Ok(inner)
+}
+
+/// [`look_through`], appending to `inner`; an inner command's buffers are taken from `spare`
+/// (cleared commands) when it has one.
+pub(crate) fn look_through_into(
+    cmd: &Command,
+    inner: &mut Vec<Inner>,
+    spare: &mut Vec<Command>,
+) -> Result<(), Construct> {
     let Some(Word::Literal(program)) = cmd.get(0) else {
-        return Ok(Vec::new());
+        return Ok(());
     };
     let Some(wrapper) = find(program) else {
-        return Ok(Vec::new());
+        return Ok(());
     };
-    match wrapper.how {
-        How::Prefix(p) => prefix(cmd, &p),
+    let found = match wrapper.how {
+        How::Prefix(p) => return prefix(cmd, &p, inner, spare),
         How::Shell => shell(cmd),
-        How::Interpreter(code) => interpreter(cmd, code),
+        How::Interpreter(code) => interpreter(cmd, code).map(|()| Vec::new()),
         How::Awk => {
             let args = literal_args(cmd)?;
             if args.iter().any(|a| *a == "-f" || a.starts_with("--file")) {
@@ -516,7 +540,7 @@ pub fn look_through(cmd: &Command) -> Result<Vec<Inner>, Construct> {
                 Err(Construct::OpaqueProgram)
             }
         }
-        How::FindExec => find_exec(cmd),
+        How::FindExec => return find_exec(cmd, inner, spare),
         How::Eval => {
             let args = literal_args(cmd)?;
             Ok(vec![Inner::Script(args.join(" "))])
@@ -560,7 +584,9 @@ pub fn look_through(cmd: &Command) -> Result<Vec<Inner>, Construct> {
                 .map(|(_, v)| Inner::Script(v.to_string()))
                 .collect())
         }
-    }
+    };
+    inner.extend(found?);
+    Ok(())
 }
 
 /// The words after the program, which must all be known.
@@ -599,9 +625,14 @@ fn short_group<'a>(word: &'a str, opts: &[&str]) -> Option<&'a str> {
     None
 }
 
-fn prefix(cmd: &Command, p: &Prefix) -> Result<Vec<Inner>, Construct> {
+fn prefix(
+    cmd: &Command,
+    p: &Prefix,
+    inner: &mut Vec<Inner>,
+    spare: &mut Vec<Command>,
+) -> Result<(), Construct> {
     let n = cmd.len();
-    let mut inner = Vec::new();
+    let before = inner.len();
     let mut positional = 0;
     let mut i = 1;
     let mut options_done = false;
@@ -647,7 +678,7 @@ fn prefix(cmd: &Command, p: &Prefix) -> Result<Vec<Inner>, Construct> {
             if let Some(Word::Literal(next)) = cmd.get(i) {
                 if let Some(script) = find_opt(cmd, i, next, p.script_opts)? {
                     inner.push(Inner::Script(script.0));
-                    return Ok(inner);
+                    return Ok(());
                 }
             }
             continue;
@@ -658,23 +689,31 @@ fn prefix(cmd: &Command, p: &Prefix) -> Result<Vec<Inner>, Construct> {
             continue;
         }
         // The command starts here.
-        let mut c = cmd.tail(i);
         if p.joined {
-            let words: Option<Vec<&str>> = c.words().map(Word::literal).collect();
-            let words = words.ok_or(Construct::DynamicWrapper)?;
-            inner.push(Inner::Script(words.join(" ")));
+            let mut script = String::new();
+            for (k, w) in cmd.words().skip(i).enumerate() {
+                let w = w.literal().ok_or(Construct::DynamicWrapper)?;
+                if k > 0 {
+                    script.push(' ');
+                }
+                script.push_str(w);
+            }
+            inner.push(Inner::Script(script));
         } else {
+            let mut c = spare.pop().unwrap_or_default();
+            c.clear();
+            cmd.copy_tail(i, &mut c);
             if p.appends {
                 c.push("", WordKind::UnknownFields);
             }
             inner.push(Inner::Command(c));
         }
-        return Ok(inner);
+        return Ok(());
     }
-    if inner.is_empty() && p.empty_is_opaque {
+    if inner.len() == before && p.empty_is_opaque {
         return Err(Construct::OpaqueProgram);
     }
-    Ok(inner)
+    Ok(())
 }
 
 /// If word `i` (`a`) is one of `opts`, its value (attached or the next word) and the index
@@ -752,31 +791,41 @@ fn shell(cmd: &Command) -> Result<Vec<Inner>, Construct> {
     }
 }
 
-fn interpreter(cmd: &Command, code: &[&str]) -> Result<Vec<Inner>, Construct> {
-    let args = literal_args(cmd)?;
-    for a in &args {
-        if code.contains(a) || code.iter().any(|c| option_value(a, c).is_some()) {
+fn interpreter(cmd: &Command, code: &[&str]) -> Result<(), Construct> {
+    if cmd.words().skip(1).any(|w| w.literal().is_none()) {
+        return Err(Construct::DynamicWrapper);
+    }
+    let mut operand = false;
+    for a in cmd.words().skip(1).filter_map(Word::literal) {
+        if code.contains(&a) || code.iter().any(|c| option_value(a, c).is_some()) {
             return Err(Construct::OpaqueProgram);
         }
         if short_group(a, code).is_some() {
             return Err(Construct::OpaqueProgram);
         }
+        if a == "-" {
+            return Err(Construct::OpaqueProgram);
+        }
+        operand |= !a.starts_with('-');
     }
-    let operand = args.iter().any(|a| !a.starts_with('-'));
-    if !operand || args.contains(&"-") {
+    if !operand {
         return Err(Construct::OpaqueProgram);
     }
-    Ok(Vec::new())
+    Ok(())
 }
 
-fn find_exec(cmd: &Command) -> Result<Vec<Inner>, Construct> {
-    let mut out = Vec::new();
+fn find_exec(
+    cmd: &Command,
+    out: &mut Vec<Inner>,
+    spare: &mut Vec<Command>,
+) -> Result<(), Construct> {
     let n = cmd.len();
     let mut i = 1;
     while i < n {
         match cmd.get(i) {
             Some(Word::Literal("-exec" | "-execdir" | "-ok" | "-okdir")) => {
-                let mut c = Command::new();
+                let mut c = spare.pop().unwrap_or_default();
+                c.clear();
                 i += 1;
                 while i < n {
                     match cmd.get(i) {
@@ -787,7 +836,9 @@ fn find_exec(cmd: &Command) -> Result<Vec<Inner>, Construct> {
                     }
                     i += 1;
                 }
-                if !c.is_empty() {
+                if c.is_empty() {
+                    spare.push(c);
+                } else {
                     out.push(Inner::Command(c));
                 }
             }
@@ -796,5 +847,5 @@ fn find_exec(cmd: &Command) -> Result<Vec<Inner>, Construct> {
         }
         i += 1;
     }
-    Ok(out)
+    Ok(())
 }
