@@ -161,7 +161,8 @@ fn catalog(program: &Program, out: &mut Writer) -> Result<(), Refusal> {
         let type_of = |arg: &str| t.typed.iter().find(|(n, _)| n == arg).map(|(_, ty)| ty);
         let mut params: Vec<String> = Vec::new();
         // Both lists are in declaration order, which decides which missing or ill-typed
-        // argument a denial names: merge them keeping both orders.
+        // argument a denial names: merge them keeping both orders (where an untyped required
+        // argument stands among optional typed ones decides nothing).
         let (mut r, mut ty) = (t.required.iter().peekable(), t.typed.iter().peekable());
         loop {
             let required = |a: &str| t.required.iter().any(|x| x == a);
@@ -320,4 +321,54 @@ fn compiled_message(info: &RuleRef) -> String {
         "denied by rule `deny {}` of agent `{}` ({}:{})",
         info.target, info.agent, info.file, info.line
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn back(src: &str) -> Decompiled {
+        let engine = crate::load::engine_from_str("p.policy", src).unwrap();
+        let bundle = Engine::from_bundle(&engine.to_bundle()).unwrap();
+        decompile(&bundle).unwrap()
+    }
+
+    #[test]
+    fn names_messages_and_grants_are_written_back() {
+        let src = "server \"my srv\" {\n  tool \"a.b\"(\"x y\": string, n?: integer, k) needs fs:read, net:http\n}\nserver empty {\n}\ntool h\nagent \"the bot\" {\n  grant fs:*, net:http, mail:send\n  default allow\n  deny \"a.b\" where \"x y\" matches shell \"rm *\" because \"no \\\"rm\\\"\"\n  deny h\n  allow *\n}\nagent none {\n  grant *\n}\n";
+        let b = back(src);
+        let t = &b.text;
+        assert!(t.contains("server \"my srv\" {\n  tool \"a.b\"(\"x y\": string, k, n?: integer) needs fs:read, net:http\n}"), "{t}");
+        assert!(t.contains("server empty {\n}"), "{t}");
+        assert!(t.contains("grant fs:*, net:http, mail:send"), "{t}");
+        assert!(t.contains("because \"no \\\"rm\\\"\""), "{t}");
+        // A deny without `because` gets the compiler's message again, not a `because`.
+        assert!(t.contains("  deny h\n"), "{t}");
+        assert!(
+            t.contains("agent none {\n  grant *\n  default deny\n}"),
+            "{t}"
+        );
+        let agent = b.policy.agent("the bot").unwrap();
+        let lines: Vec<usize> = agent
+            .rules
+            .iter()
+            .map(|r| {
+                let at = b.policy.sources.location(r.span);
+                b.original(&at.file, at.line).unwrap().line
+            })
+            .collect();
+        assert_eq!(lines, [10, 11, 12]);
+        assert_eq!(b.original("p.policy", 10), None);
+    }
+
+    #[test]
+    fn a_policy_without_a_catalog_keeps_its_free_names() {
+        let b =
+            back("agent a {\n  grant fs:read\n  allow read_* where path matches \"/srv/**\"\n}\n");
+        assert!(!b.policy.has_catalog());
+        assert_eq!(
+            b.text,
+            "agent a {\n  grant fs:read\n  default deny\n  allow read_* where path matches \"/srv/**\"\n}\n"
+        );
+    }
 }
