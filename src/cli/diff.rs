@@ -27,9 +27,9 @@ pub enum FailOn {
 /// Arguments of `diff`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The old policy: a file or a folder of `.policy` files
+    /// The old policy: a file, a folder of `.policy` files, or a compiled bundle
     old: PathBuf,
-    /// The new policy: a file or a folder of `.policy` files
+    /// The new policy: a file, a folder of `.policy` files, or a compiled bundle
     new: PathBuf,
     /// Output format
     #[arg(long, value_enum, default_value = "text")]
@@ -45,18 +45,22 @@ pub struct Args {
     max_states: usize,
 }
 
+/// The engine and resolved policy of a file, folder or bundle: a bundle's policy is rebuilt
+/// from its program ([`toolgate::review::decompile`]), and its own engine decides.
 fn load(path: &Path) -> Result<(toolgate::Engine, toolgate::resolve::Policy), Exit> {
     let (engine, policy) = load_engine(&[path.to_path_buf()])?;
     match policy {
         Some(p) => Ok((engine, p)),
-        None => {
-            eprintln!(
-                "error: {}: a compiled bundle holds the compiled tables, not the policy's rules; \
-                 `toolgate diff` compares policy sources (files or folders)",
-                path.display()
-            );
-            Err(Exit::Usage)
-        }
+        None => match toolgate::review::decompile::decompile(&engine) {
+            Ok(back) => Ok((engine, back.policy)),
+            Err(refusal) => {
+                eprintln!(
+                    "error: {}: the bundle cannot be reviewed: {refusal}",
+                    path.display()
+                );
+                Err(Exit::Usage)
+            }
+        },
     }
 }
 

@@ -4,7 +4,7 @@
 use super::Exit;
 use std::path::PathBuf;
 use toolgate::load::LoadFailure;
-use toolgate::review::matrix::{to_json, to_markdown, to_text, Matrix};
+use toolgate::review::matrix::{to_json, to_markdown, to_text, Matrix, RuleLoc};
 
 /// Output format of `matrix`.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -20,7 +20,7 @@ pub enum Format {
 /// Arguments of `matrix`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Policy files or folders (source, not a compiled bundle)
+    /// Policy files or folders, or one compiled bundle
     #[arg(required = true)]
     policy: Vec<PathBuf>,
     /// Only this agent
@@ -47,19 +47,37 @@ pub fn run(args: Args) -> Exit {
             };
         }
     };
-    let Some(policy) = loaded.policy else {
-        eprintln!(
-            "error: {}: a compiled bundle holds no rule sources; `toolgate matrix` needs the \
-             policy source (.policy files or folders)",
-            args.policy
-                .first()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default()
-        );
-        return Exit::Usage;
+    let mut matrix = match &loaded.policy {
+        Some(policy) => {
+            super::print_load_warnings(&loaded.warnings, &policy.sources);
+            Matrix::build(policy)
+        }
+        // A bundle: its policy rebuilt from its program, its rules shown where the bundle
+        // records them; the bundle's own engine checks every cell below.
+        None => match toolgate::review::decompile::decompile(&loaded.engine) {
+            Ok(back) => Matrix::build_relocated(&back.policy, &|loc| match back
+                .original(&loc.file, loc.line)
+            {
+                Some(r) => RuleLoc {
+                    file: r.file.clone(),
+                    line: r.line,
+                    column: r.column,
+                    ..loc
+                },
+                None => loc,
+            }),
+            Err(refusal) => {
+                eprintln!(
+                    "error: {}: the bundle cannot be reviewed: {refusal}",
+                    args.policy
+                        .first()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default()
+                );
+                return Exit::Usage;
+            }
+        },
     };
-    super::print_load_warnings(&loaded.warnings, &policy.sources);
-    let mut matrix = Matrix::build(&policy);
     let wrong = matrix.disagreements(&loaded.engine);
     if !wrong.is_empty() {
         for w in &wrong {

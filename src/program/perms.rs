@@ -83,6 +83,14 @@ impl PermTable {
     pub(crate) fn name(&self, id: u32) -> &str {
         &self.names[id as usize]
     }
+    /// The name of an interned domain; `None` when out of range.
+    pub(crate) fn domain_name(&self, id: usize) -> Option<&str> {
+        self.domain_names.get(id).map(String::as_str)
+    }
+    /// The name (`domain:action`) of an interned permission; `None` when out of range.
+    pub(crate) fn get_name(&self, id: usize) -> Option<&str> {
+        self.names.get(id).map(String::as_str)
+    }
 }
 
 /// What one agent was granted: bitsets over interned permissions and domains.

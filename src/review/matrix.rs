@@ -400,7 +400,14 @@ impl Never {
 impl Matrix {
     /// Classifies every agent × tool cell of a resolved policy (one without errors).
     pub fn build(policy: &Policy) -> Matrix {
-        classify::build(policy)
+        classify::build(policy, &|loc| loc)
+    }
+
+    /// The matrix of a policy whose rules are shown at other places than their spans say:
+    /// `relocate` maps each rule's place (a policy rebuilt from a bundle,
+    /// [`crate::review::decompile`], shows the places the bundle records).
+    pub fn build_relocated(policy: &Policy, relocate: &dyn Fn(RuleLoc) -> RuleLoc) -> Matrix {
+        classify::build(policy, relocate)
     }
 
     /// The cell of agent `a` and tool `t` (indices into `agents` and `tools`).

@@ -252,19 +252,22 @@ fn fingerprint_of(policy: &Policy, agent: &str, addr: Option<&Address>) -> Strin
         .map(|t| {
             // Only whether a call is allowed matters: the order of `needs` (which names the
             // first missing permission) and of the arguments does not. A declared type
-            // decides which values are refused (`invalid_argument`).
+            // decides which values are refused (`invalid_argument`). An optional argument
+            // without a type is checked by nothing, so it is left out (as is whether the
+            // tool has an argument list at all): a policy rebuilt from a bundle, which keeps
+            // only what decides, has the same fingerprint as its source.
             let server = t.server.map(|i| policy.servers[i].name.as_str());
             let mut needs: Vec<String> = t.needs.iter().map(ToString::to_string).collect();
             needs.sort();
             needs.dedup();
-            let params: Option<Vec<(String, bool, String)>> = t.params.as_ref().map(|ps| {
-                let mut v: Vec<(String, bool, String)> = ps
-                    .iter()
-                    .map(|p| (p.name.clone(), p.optional, p.ty.to_string()))
-                    .collect();
-                v.sort();
-                v
-            });
+            let mut params: Vec<(String, bool, String)> = t
+                .params
+                .iter()
+                .flatten()
+                .filter(|p| !(p.optional && p.ty.is_any()))
+                .map(|p| (p.name.clone(), p.optional, p.ty.to_string()))
+                .collect();
+            params.sort();
             format!("{server:?} {} {needs:?} {params:?}", t.name)
         })
         .collect();

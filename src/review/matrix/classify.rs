@@ -10,7 +10,7 @@ use crate::resolve::{name_matches, CondTest, NamePattern, Policy, RuleDef, Targe
 use crate::syntax::ast::Effect;
 
 /// Builds the matrix of a policy.
-pub(super) fn build(policy: &Policy) -> Matrix {
+pub(super) fn build(policy: &Policy, relocate: &dyn Fn(RuleLoc) -> RuleLoc) -> Matrix {
     let mut cx = Context::new(policy, &[]);
     let tools = if policy.has_catalog() {
         catalog_tools(policy)
@@ -20,7 +20,7 @@ pub(super) fn build(policy: &Policy) -> Matrix {
     let mut cells = Vec::with_capacity(policy.agents.len() * tools.len());
     for (a, agent) in policy.agents.iter().enumerate() {
         for (t, tool) in tools.iter().enumerate() {
-            let access = classify(&mut cx, a, t, tool);
+            let access = classify(&mut cx, a, t, tool, relocate);
             cells.push(Cell {
                 agent: agent.name.clone(),
                 tool: tool.display.clone(),
@@ -113,7 +113,13 @@ fn target_covers(target: &TargetDef, tool: &MatrixTool) -> bool {
 }
 
 /// The cell of agent `a` and tool `t`.
-fn classify(cx: &mut Context, a: usize, t: usize, tool: &MatrixTool) -> Access {
+fn classify(
+    cx: &mut Context,
+    a: usize,
+    t: usize,
+    tool: &MatrixTool,
+    relocate: &dyn Fn(RuleLoc) -> RuleLoc,
+) -> Access {
     let policy = cx.policy;
     let catalog = policy.has_catalog();
     if catalog {
@@ -146,7 +152,7 @@ fn classify(cx: &mut Context, a: usize, t: usize, tool: &MatrixTool) -> Access {
     };
     let (allows, denies) = (of(Effect::Allow), of(Effect::Deny));
     let tools: Vec<u32> = if catalog { vec![t as u32] } else { Vec::new() };
-    let loc = |r: usize| RuleLoc::new(&agent.rules[r], &policy.sources);
+    let loc = |r: usize| relocate(RuleLoc::new(&agent.rules[r], &policy.sources));
 
     if let Some(&d) = denies
         .iter()
