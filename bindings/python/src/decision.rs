@@ -4,7 +4,8 @@ use crate::convert::to_python;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use toolgate::{Decision, RuleRef};
+use std::sync::Arc;
+use toolgate::{Decision, Engine, RuleRef};
 
 /// The answer to one tool call: allow or deny, why, and the rule that decided.
 ///
@@ -14,7 +15,34 @@ use toolgate::{Decision, RuleRef};
 /// value, so `if engine.decide(...):` raises instead of allowing everything.
 #[pyclass(frozen, module = "toolgate", name = "Decision")]
 pub struct PyDecision {
-    pub inner: Decision<'static>,
+    /// The decision, borrowing its texts (message, rule, permission, policy hash) from
+    /// `engine`: making one copies no strings. Never handed out with its `'static` lifetime
+    /// (see [`PyDecision::get`]); declared first, so it is dropped before `engine`.
+    inner: Decision<'static>,
+    /// The engine that made the decision, kept alive as long as the decision.
+    #[allow(dead_code)] // held for `inner`'s borrows, never read
+    engine: Arc<Engine>,
+}
+
+impl PyDecision {
+    /// Wraps a decision `engine` made, keeping the engine alive for the texts it borrows.
+    pub fn new<'e>(engine: &'e Arc<Engine>, decision: Decision<'e>) -> PyDecision {
+        // SAFETY: the decision borrows only from `**engine` (its own `String`s and
+        // `'static` data): the `Engine` lives on the heap behind the `Arc`, which this
+        // `PyDecision` holds, is immutable (no interior mutability behind `&Engine`), and is
+        // dropped after `inner` (field order). `inner` is only reached through `get`, which
+        // shortens the lifetime to a borrow of `self`, so no `'static` borrow escapes.
+        let inner = unsafe { std::mem::transmute::<Decision<'e>, Decision<'static>>(decision) };
+        PyDecision {
+            inner,
+            engine: Arc::clone(engine),
+        }
+    }
+
+    /// The decision, borrowed for as long as `self`.
+    fn get<'s>(&'s self) -> &'s Decision<'s> {
+        &self.inner
+    }
 }
 
 #[pymethods]
@@ -22,13 +50,13 @@ impl PyDecision {
     /// `"allow"` or `"deny"`.
     #[getter]
     fn decision(&self) -> &'static str {
-        self.inner.decision.as_str()
+        self.get().decision.as_str()
     }
 
     /// True when the call may run.
     #[getter]
     fn allowed(&self) -> bool {
-        self.inner.is_allowed()
+        self.get().is_allowed()
     }
 
     /// Why: `allowed_by_rule`, `default_allow`, `denied_by_rule`, `no_matching_rule`,
@@ -36,32 +64,32 @@ impl PyDecision {
     /// `unknown_tool`, `ambiguous_tool`, `bad_request` or `internal_error`.
     #[getter]
     fn reason(&self) -> &'static str {
-        self.inner.reason.as_str()
+        self.get().reason.as_str()
     }
 
     /// The first missing permission, for `permission_missing`; else None.
     #[getter]
     fn permission(&self) -> Option<&str> {
-        self.inner.permission.as_deref()
+        self.get().permission.as_deref()
     }
 
     /// The first missing argument, for `missing_argument`; the first wrongly typed one, for
     /// `invalid_argument`; else None.
     #[getter]
     fn argument(&self) -> Option<&str> {
-        self.inner.argument.as_deref()
+        self.get().argument.as_deref()
     }
 
     /// A message for the agent or the operator (a denial's text is what the model reads).
     #[getter]
     fn message(&self) -> &str {
-        &self.inner.message
+        &self.get().message
     }
 
     /// The rule that decided, when one did.
     #[getter]
     fn rule(&self) -> Option<PyRuleRef> {
-        self.inner.rule.as_ref().map(|r| PyRuleRef {
+        self.get().rule.as_ref().map(|r| PyRuleRef {
             inner: r.clone().into_owned(),
         })
     }
@@ -69,18 +97,18 @@ impl PyDecision {
     /// The request's `tool_use_id`, echoed.
     #[getter]
     fn tool_use_id(&self) -> Option<&str> {
-        self.inner.tool_use_id.as_deref()
+        self.get().tool_use_id.as_deref()
     }
 
     /// The SHA-256 (hex) of the compiled policy that decided.
     #[getter]
     fn policy_hash(&self) -> &str {
-        &self.inner.policy_hash
+        &self.get().policy_hash
     }
 
     /// The decision as the CLI prints it, as a dict (`json.loads` of `toolgate eval`'s line).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let value = serde_json::to_value(&self.inner)
+        let value = serde_json::to_value(self.get())
             .map_err(|e| PyTypeError::new_err(format!("decision has no JSON form: {e}")))?;
         to_python(py, &value)
     }
@@ -93,7 +121,7 @@ impl PyDecision {
         py: Python<'py>,
         tool_use_id: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        to_python(py, &self.inner.to_tool_result(tool_use_id))
+        to_python(py, &self.get().to_tool_result(tool_use_id))
     }
 
     fn __bool__(&self) -> PyResult<bool> {
@@ -107,16 +135,16 @@ impl PyDecision {
         let Ok(other) = other.cast::<PyDecision>() else {
             return py.NotImplemented();
         };
-        let equal = self.inner == other.get().inner;
+        let equal = self.get() == other.get().get();
         crate::compare::equality(py, equal, op)
     }
 
     fn __repr__(&self) -> String {
         format!(
             "Decision(decision={:?}, reason={:?}, message={:?})",
-            self.inner.decision.as_str(),
-            self.inner.reason.as_str(),
-            &*self.inner.message
+            self.get().decision.as_str(),
+            self.get().reason.as_str(),
+            &*self.get().message
         )
     }
 }
