@@ -3,7 +3,10 @@
 use crate::convert::to_python;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::PyTypeError;
+use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
+use std::borrow::Cow;
 use std::sync::Arc;
 use toolgate::{Decision, Engine, RuleRef};
 
@@ -20,7 +23,6 @@ pub struct PyDecision {
     /// (see [`PyDecision::get`]); declared first, so it is dropped before `engine`.
     inner: Decision<'static>,
     /// The engine that made the decision, kept alive as long as the decision.
-    #[allow(dead_code)] // held for `inner`'s borrows, never read
     engine: Arc<Engine>,
 }
 
@@ -49,8 +51,8 @@ impl PyDecision {
 impl PyDecision {
     /// `"allow"` or `"deny"`.
     #[getter]
-    fn decision(&self) -> &'static str {
-        self.get().decision.as_str()
+    fn decision<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
+        interned(py, self.get().decision.as_str())
     }
 
     /// True when the call may run.
@@ -63,8 +65,8 @@ impl PyDecision {
     /// `permission_missing`, `missing_argument`, `invalid_argument`, `unknown_agent`,
     /// `unknown_tool`, `ambiguous_tool`, `bad_request` or `internal_error`.
     #[getter]
-    fn reason(&self) -> &'static str {
-        self.get().reason.as_str()
+    fn reason<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
+        interned(py, self.get().reason.as_str())
     }
 
     /// The first missing permission, for `permission_missing`; else None.
@@ -89,8 +91,9 @@ impl PyDecision {
     /// The rule that decided, when one did.
     #[getter]
     fn rule(&self) -> Option<PyRuleRef> {
-        self.get().rule.as_ref().map(|r| PyRuleRef {
-            inner: r.clone().into_owned(),
+        self.get().rule.as_ref().map(|r| match r {
+            Cow::Borrowed(r) => PyRuleRef::new(&self.engine, r),
+            Cow::Owned(r) => PyRuleRef::owned(r.clone()),
         })
     }
 
@@ -152,7 +155,33 @@ impl PyDecision {
 /// Where the deciding rule is: its agent, effect, target as written, file, line and column.
 #[pyclass(frozen, module = "toolgate", name = "RuleRef")]
 pub struct PyRuleRef {
-    inner: RuleRef,
+    /// The rule, borrowed from `engine` when it is one of the engine's rules (see
+    /// [`PyDecision::new`] for why this is sound); declared first, so dropped first.
+    inner: Cow<'static, RuleRef>,
+    /// The engine the rule is borrowed from, kept alive as long as the `RuleRef`.
+    #[allow(dead_code)] // held for `inner`'s borrow, never read
+    engine: Option<Arc<Engine>>,
+}
+
+impl PyRuleRef {
+    /// One of `engine`'s rules, borrowed.
+    fn new<'e>(engine: &'e Arc<Engine>, rule: &'e RuleRef) -> PyRuleRef {
+        // SAFETY: as in `PyDecision::new`: `rule` is owned by the `Engine` behind the `Arc`
+        // this `PyRuleRef` holds, and `inner` is only read through `&self` borrows.
+        let rule = unsafe { std::mem::transmute::<&'e RuleRef, &'static RuleRef>(rule) };
+        PyRuleRef {
+            inner: Cow::Borrowed(rule),
+            engine: Some(Arc::clone(engine)),
+        }
+    }
+
+    /// A rule of no engine (for a decision that owns its texts).
+    fn owned(rule: RuleRef) -> PyRuleRef {
+        PyRuleRef {
+            inner: Cow::Owned(rule),
+            engine: None,
+        }
+    }
 }
 
 #[pymethods]
@@ -195,7 +224,7 @@ impl PyRuleRef {
 
     /// The rule as the decision JSON's `rule` object.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let value = serde_json::to_value(&self.inner)
+        let value = serde_json::to_value(&*self.inner)
             .map_err(|e| PyTypeError::new_err(format!("rule has no JSON form: {e}")))?;
         to_python(py, &value)
     }
@@ -216,4 +245,27 @@ impl PyRuleRef {
         let equal = self.inner == other.get().inner;
         crate::compare::equality(py, equal, op)
     }
+}
+
+/// A decision's `decision` or `reason` text as a Python string made once per interpreter,
+/// so reading them allocates nothing.
+fn interned<'py>(py: Python<'py>, text: &'static str) -> Bound<'py, PyString> {
+    let s = match text {
+        "allow" => intern!(py, "allow"),
+        "deny" => intern!(py, "deny"),
+        "bad_request" => intern!(py, "bad_request"),
+        "unknown_agent" => intern!(py, "unknown_agent"),
+        "unknown_tool" => intern!(py, "unknown_tool"),
+        "ambiguous_tool" => intern!(py, "ambiguous_tool"),
+        "permission_missing" => intern!(py, "permission_missing"),
+        "missing_argument" => intern!(py, "missing_argument"),
+        "invalid_argument" => intern!(py, "invalid_argument"),
+        "denied_by_rule" => intern!(py, "denied_by_rule"),
+        "no_matching_rule" => intern!(py, "no_matching_rule"),
+        "allowed_by_rule" => intern!(py, "allowed_by_rule"),
+        "default_allow" => intern!(py, "default_allow"),
+        "internal_error" => intern!(py, "internal_error"),
+        other => return PyString::new(py, other),
+    };
+    s.clone()
 }
