@@ -27,13 +27,13 @@ pub struct PyEngine {
 /// The request's `tool_use_id` when it is readable, for a `bad_request` decision.
 fn readable_id(obj: Option<&Bound<'_, PyAny>>) -> Option<String> {
     obj.and_then(|o| o.cast::<PyString>().ok())
-        .and_then(|s| convert::utf8(s).map(str::to_owned))
+        .and_then(|s| convert::utf8(s).map(Cow::into_owned))
 }
 
 /// A `str` argument of `decide` (`Err(())`: not a valid `str`, take the slow path).
 fn plain_str(obj: &Bound<'_, PyAny>) -> Result<String, ()> {
     let s = obj.cast::<PyString>().map_err(|_| ())?;
-    convert::utf8(s).map(str::to_owned).ok_or(())
+    convert::utf8(s).map(Cow::into_owned).ok_or(())
 }
 
 fn optional_str(obj: Option<&Bound<'_, PyAny>>) -> Result<Option<String>, ()> {
@@ -151,7 +151,7 @@ fn top_level<'py>(
         let Some(key) = convert::utf8(key) else {
             return Some(Err((convert::surrogate().message(), id())));
         };
-        let slot = match key {
+        let slot = match &*key {
             "agent" => &mut f.agent,
             "tool" => &mut f.tool,
             "args" => &mut f.args,
@@ -160,13 +160,13 @@ fn top_level<'py>(
             "permissions" => &mut f.permissions,
             _ => {
                 if let Err(r) = convert::to_json(&v, 1) {
-                    return Some(Err((r.under(key).message(), id())));
+                    return Some(Err((r.under(&key).message(), id())));
                 }
-                if others.iter().any(|o| o == key) {
+                if others.iter().any(|o| *o == *key) {
                     let r = Refusal::top(format!("has the key `{key}` twice"));
                     return Some(Err((r.message(), id())));
                 }
-                others.push(key.to_owned());
+                others.push(key.into_owned());
                 continue;
             }
         };
