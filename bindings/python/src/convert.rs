@@ -17,9 +17,12 @@
 //! CLI; a recursive structure hits that limit. A refused value is never an exception: the
 //! caller turns a [`Refusal`] into a `bad_request` decision.
 
+#[cfg(not(windows))]
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
+use std::borrow::Cow;
 
 /// The deepest nesting of objects and arrays a request may have, the request object included
 /// (the CLI's JSON parser refuses the 128th level).
@@ -148,11 +151,55 @@ fn check_depth(depth: usize) -> Result<(), Refusal> {
     Ok(())
 }
 
+#[cfg(not(windows))]
+extern "C" {
+    // Exported by every CPython 3.x; part of the stable ABI from 3.10, and declared here
+    // because the module is built for the 3.9 stable ABI, where pyo3 copies every `str` out
+    // through a temporary `bytes` object instead.
+    fn PyUnicode_AsUTF8AndSize(
+        unicode: *mut ffi::PyObject,
+        size: *mut ffi::Py_ssize_t,
+    ) -> *const std::os::raw::c_char;
+}
+
+/// A `str`'s UTF-8 text, borrowed from the string object (CPython keeps it with the string,
+/// and an ASCII string is its own UTF-8), or `None` for a lone surrogate, which has no UTF-8
+/// (and no JSON) form.
+#[cfg(not(windows))]
+pub fn utf8<'a>(s: &'a Bound<'_, PyString>) -> Option<Cow<'a, str>> {
+    let mut size: ffi::Py_ssize_t = 0;
+    // SAFETY: `s` is a live `str` and the GIL is held (`Bound`).
+    let data = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
+    if data.is_null() {
+        // The `UnicodeEncodeError` of a lone surrogate: not an exception here, a refusal.
+        // SAFETY: the GIL is held.
+        unsafe { ffi::PyErr_Clear() };
+        return None;
+    }
+    let len = usize::try_from(size).ok()?;
+    // SAFETY: CPython returns `size` bytes of valid UTF-8, owned by the string object, which
+    // `s` keeps alive for `'a` (a `str` is immutable, so the buffer never changes).
+    Some(Cow::Borrowed(unsafe {
+        std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast(), len))
+    }))
+}
+
+/// A `str`'s UTF-8 text, or `None` for a lone surrogate. On Windows a stable-ABI module links
+/// against `python3.dll`, which exports `PyUnicode_AsUTF8AndSize` only from 3.10 on, so the
+/// text is copied out as pyo3 does.
+#[cfg(windows)]
+pub fn utf8<'a>(s: &'a Bound<'_, PyString>) -> Option<Cow<'a, str>> {
+    s.to_cow().ok()
+}
+
+/// The refusal of a `str` with a lone surrogate.
+pub fn surrogate() -> Refusal {
+    Refusal::new("is a string with a lone surrogate, which is not valid Unicode")
+}
+
 /// A `str` as UTF-8; a lone surrogate has no UTF-8 (and no JSON) form.
 pub fn string(s: &Bound<'_, PyString>) -> Result<String, Refusal> {
-    s.to_cow()
-        .map(|c| c.into_owned())
-        .map_err(|_| Refusal::new("is a string with a lone surrogate, which is not valid Unicode"))
+    utf8(s).map(Cow::into_owned).ok_or_else(surrogate)
 }
 
 /// A `dict` at nesting `depth` (itself included) as a JSON object.
@@ -166,9 +213,9 @@ pub fn object(d: &Bound<'_, PyDict>, depth: usize) -> Result<Map<String, Value>,
                 type_name(&k)
             )));
         };
-        let key = string(ks)?;
-        let value = to_json(&v, depth).map_err(|r| r.at(Step::Key(key.clone())))?;
-        match out.entry(key) {
+        let key = utf8(ks).ok_or_else(surrogate)?;
+        let value = to_json(&v, depth).map_err(|r| r.at(Step::Key(key.to_string())))?;
+        match out.entry(key.into_owned()) {
             serde_json::map::Entry::Vacant(slot) => {
                 slot.insert(value);
             }

@@ -9,6 +9,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::path::PathBuf;
+use std::sync::Arc;
 use toolgate::load::LoadFailure;
 use toolgate::{Engine, Request};
 
@@ -19,19 +20,20 @@ use toolgate::{Engine, Request};
 /// `decide(...)` or `decide_request({...})`.
 #[pyclass(frozen, module = "toolgate", name = "Engine")]
 pub struct PyEngine {
-    engine: Engine,
+    /// Shared with the decisions it makes, which borrow their texts from it.
+    engine: Arc<Engine>,
 }
 
 /// The request's `tool_use_id` when it is readable, for a `bad_request` decision.
 fn readable_id(obj: Option<&Bound<'_, PyAny>>) -> Option<String> {
     obj.and_then(|o| o.cast::<PyString>().ok())
-        .and_then(|s| s.to_cow().ok().map(|c| c.into_owned()))
+        .and_then(|s| convert::utf8(s).map(Cow::into_owned))
 }
 
 /// A `str` argument of `decide` (`Err(())`: not a valid `str`, take the slow path).
 fn plain_str(obj: &Bound<'_, PyAny>) -> Result<String, ()> {
     let s = obj.cast::<PyString>().map_err(|_| ())?;
-    s.to_cow().map(|c| c.into_owned()).map_err(|_| ())
+    convert::utf8(s).map(Cow::into_owned).ok_or(())
 }
 
 fn optional_str(obj: Option<&Bound<'_, PyAny>>) -> Result<Option<String>, ()> {
@@ -77,8 +79,7 @@ impl Fields<'_, '_> {
     /// converted to JSON and read by the library's own request reader, so a mistyped field
     /// gets exactly the CLI's `bad_request` message.
     fn request(&self) -> Result<Request, (String, Option<String>)> {
-        let id = readable_id(self.tool_use_id);
-        let refused = |r: Refusal| (r.message(), id.clone());
+        let refused = |r: Refusal| (r.message(), readable_id(self.tool_use_id));
         let args = match self.args {
             None => Some(Map::new()),
             Some(a) => match a.cast::<PyDict>() {
@@ -147,11 +148,10 @@ fn top_level<'py>(
             ));
             return Some(Err((r.message(), id())));
         };
-        let key = match convert::string(key) {
-            Ok(key) => key,
-            Err(r) => return Some(Err((r.message(), id()))),
+        let Some(key) = convert::utf8(key) else {
+            return Some(Err((convert::surrogate().message(), id())));
         };
-        let slot = match key.as_str() {
+        let slot = match &*key {
             "agent" => &mut f.agent,
             "tool" => &mut f.tool,
             "args" => &mut f.args,
@@ -162,11 +162,11 @@ fn top_level<'py>(
                 if let Err(r) = convert::to_json(&v, 1) {
                     return Some(Err((r.under(&key).message(), id())));
                 }
-                if others.contains(&key) {
+                if others.iter().any(|o| *o == *key) {
                     let r = Refusal::top(format!("has the key `{key}` twice"));
                     return Some(Err((r.message(), id())));
                 }
-                others.push(key);
+                others.push(key.into_owned());
                 continue;
             }
         };
@@ -232,13 +232,19 @@ impl OwnedFields<'_> {
 }
 
 impl PyEngine {
+    fn new(engine: Engine) -> PyEngine {
+        PyEngine {
+            engine: Arc::new(engine),
+        }
+    }
+
     /// Decides a request, or answers `bad_request`.
     fn answer(&self, req: Result<Request, (String, Option<String>)>) -> PyDecision {
         let decision = match req {
-            Ok(req) => self.engine.decide(&req).into_owned(),
-            Err((message, id)) => self.engine.bad_request(message, id).into_owned(),
+            Ok(req) => self.engine.decide(&req),
+            Err((message, id)) => self.engine.bad_request(message, id),
         };
-        PyDecision { inner: decision }
+        PyDecision::new(&self.engine, decision)
     }
 }
 
@@ -258,7 +264,7 @@ impl PyEngine {
     #[staticmethod]
     fn from_bundle(py: Python<'_>, data: Cow<'_, [u8]>) -> PyResult<PyEngine> {
         Engine::from_bundle(&data)
-            .map(|engine| PyEngine { engine })
+            .map(PyEngine::new)
             .map_err(|e| errors::bundle_error(py, e.to_string(), e.code()))
     }
 
@@ -269,7 +275,7 @@ impl PyEngine {
     #[pyo3(signature = (text, filename="inline.policy"))]
     fn from_source(py: Python<'_>, text: &str, filename: &str) -> PyResult<PyEngine> {
         toolgate::load::engine_from_str(filename, text)
-            .map(|engine| PyEngine { engine })
+            .map(PyEngine::new)
             .map_err(|e| errors::policy_error(py, &e))
     }
 
@@ -285,9 +291,7 @@ impl PyEngine {
             Paths::Many(ps) => ps,
         };
         match toolgate::load::engine_from_paths(&paths) {
-            Ok(loaded) => Ok(PyEngine {
-                engine: loaded.engine,
-            }),
+            Ok(loaded) => Ok(PyEngine::new(loaded.engine)),
             Err(LoadFailure::Io(e)) => Err(errors::load_error(py, e.to_string())),
             Err(LoadFailure::Bundle { path, error }) => Err(errors::bundle_error(
                 py,
@@ -415,9 +419,7 @@ impl PyEngine {
 
     /// Decides one request line of JSON text, with the CLI's own strict parser.
     fn decide_json(&self, line: &str) -> PyDecision {
-        PyDecision {
-            inner: self.engine.decide_json(line, false).into_owned(),
-        }
+        PyDecision::new(&self.engine, self.engine.decide_json(line, false))
     }
 
     /// The tools `agent` may see, in declaration order (the `toolgate tools` listing), or
