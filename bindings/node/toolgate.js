@@ -24,11 +24,14 @@ Object.defineProperty(PermissionSet.prototype, 'grant', {
   },
 })
 
-// `decide` reads the request's own enumerable fields in JS (as JSON has them), hands their
-// values to the addon, which walks and decides them in Rust, and has the addon call
-// `decisionObject` with the decision's fields. JS property reads and an object literal cost a
-// fraction of the same work through Node-API. The addon's own `decide` (which reads and builds
-// everything through Node-API) stays reachable for the tests that compare the two.
+// `decide` reads the request's own enumerable fields in JS (as JSON has them). When every
+// value is one whose JSON form is exact (see `jsonText`), it writes the request as JSON text,
+// which the addon parses as the CLI does and answers with the number of the decision's shape;
+// the decision is then a copy of that shape's template, kept per engine. Anything else (and
+// `explain`) goes to `decideWith`: the addon walks the values through Node-API, naming what
+// JSON cannot hold, and calls `decisionObject` with the decision's fields. Each step costs a
+// fraction of the same work through Node-API. The addon's own `decide` (which reads and
+// builds everything through Node-API) stays reachable for the tests that compare them.
 const OBJECT_PROTOTYPE = Object.prototype
 function decisionObject(decision, reason, permission, argument, message, toolUseId, policyHash, explanation, ruleAgent, ruleEffect, ruleTarget, ruleFile, ruleLine, ruleColumn) {
   const d = {
@@ -44,8 +47,133 @@ function decisionObject(decision, reason, permission, argument, message, toolUse
   if (explanation !== undefined) d.explanation = explanation
   return d
 }
+
+/** Nesting (counting the request) past which `jsonText` leaves a value to `decideWith`. */
+const TEXT_DEPTH = 32
+/** Request text longer than this (UTF-16 units) is left to `decideWith`, well under 1 MiB. */
+const TEXT_LIMIT = 1 << 18
+
+/**
+ * The JSON text of `v`, `depth` containers deep, when that text is exactly `v` as the addon's
+ * walk reads it: well-formed strings, finite numbers, booleans, null, arrays without
+ * `undefined` or holes, and plain objects (own enumerable string keys, `undefined` values
+ * left out). Anything else is `undefined`, and `decideWith` answers (and names the culprit).
+ * Each property is read once, and the text is built here rather than by `JSON.stringify` of
+ * the whole value, which could read a getter a second time or call a `toJSON`.
+ */
+function jsonText(v, depth) {
+  switch (typeof v) {
+    case 'string':
+      return quoted(v)
+    case 'number':
+      return Number.isFinite(v) ? JSON.stringify(v) : undefined
+    case 'boolean':
+      return v ? 'true' : 'false'
+    case 'object': {
+      if (v === null) return 'null'
+      if (depth >= TEXT_DEPTH) return undefined
+      if (Array.isArray(v)) {
+        let s = '['
+        for (let i = 0, n = v.length; i < n; i++) {
+          const item = v[i]
+          if (item === undefined) return undefined
+          const t = jsonText(item, depth + 1)
+          if (t === undefined) return undefined
+          s += i === 0 ? t : ',' + t
+        }
+        return s + ']'
+      }
+      const proto = Object.getPrototypeOf(v)
+      if (proto !== OBJECT_PROTOTYPE && proto !== null) return undefined
+      let s = '{'
+      for (const key of Object.keys(v)) {
+        const item = v[key]
+        if (item === undefined) continue
+        const k = quoted(key)
+        const t = k === undefined ? undefined : jsonText(item, depth + 1)
+        if (t === undefined) return undefined
+        s += (s.length === 1 ? '' : ',') + k + ':' + t
+      }
+      return s + '}'
+    }
+    default:
+      return undefined
+  }
+}
+
+/**
+ * A string as JSON text; `undefined` when it holds a lone surrogate. Text without quotes,
+ * backslashes, control characters or surrogates is wrapped as it is: a loop the JIT compiles
+ * costs less than a call of `JSON.stringify`.
+ */
+function quoted(s) {
+  for (let i = 0, n = s.length; i < n; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) {
+      return s.isWellFormed() ? JSON.stringify(s) : undefined
+    }
+  }
+  return '"' + s + '"'
+}
+
+/**
+ * The request as JSON text from its fields' values (`undefined` for an absent field), with
+ * the id under `tool_use_id`; `undefined` when a value's JSON form would not be exact.
+ */
+function requestText(id, agent, tool, server, args, permissions) {
+  let s = '{'
+  let t
+  if (id !== undefined) {
+    if ((t = jsonText(id, 1)) === undefined) return undefined
+    s += '"tool_use_id":' + t
+  }
+  if (agent !== undefined) {
+    if ((t = jsonText(agent, 1)) === undefined) return undefined
+    s += (s.length === 1 ? '"agent":' : ',"agent":') + t
+  }
+  if (tool !== undefined) {
+    if ((t = jsonText(tool, 1)) === undefined) return undefined
+    s += (s.length === 1 ? '"tool":' : ',"tool":') + t
+  }
+  if (server !== undefined) {
+    if ((t = jsonText(server, 1)) === undefined) return undefined
+    s += (s.length === 1 ? '"server":' : ',"server":') + t
+  }
+  if (args !== undefined) {
+    if ((t = jsonText(args, 1)) === undefined) return undefined
+    s += (s.length === 1 ? '"args":' : ',"args":') + t
+  }
+  if (permissions !== undefined) {
+    if ((t = jsonText(permissions, 1)) === undefined) return undefined
+    s += (s.length === 1 ? '"permissions":' : ',"permissions":') + t
+  }
+  return s + '}'
+}
+
+/**
+ * Each engine's JSON-text decider (`jsonDecider`) and its decision shapes by number, each a
+ * template decision fetched from the addon when first seen; `undefined` for an engine that
+ * cannot hold them (a frozen one), which `decideWith` then answers.
+ */
+const FAST = Symbol('toolgate.fastDecide')
+function fastOf(engine) {
+  let fast = engine[FAST]
+  if (fast === undefined) {
+    if (!Object.isExtensible(engine)) return undefined
+    fast = { decide: jsonDecider.call(engine), shapes: [] }
+    try {
+      Object.defineProperty(engine, FAST, { value: fast })
+    } catch {
+      return undefined
+    }
+  }
+  return fast
+}
+
 const nativeDecide = Engine.prototype.decide
 const decideWith = Engine.prototype.decideWith
+const jsonDecider = Engine.prototype.jsonDecider
+const decisionShape = Engine.prototype.decisionShape
 Object.defineProperty(Engine.prototype, NATIVE_DECIDE, { value: nativeDecide })
 Object.defineProperty(Engine.prototype, 'decide', {
   configurable: true,
@@ -76,6 +204,36 @@ Object.defineProperty(Engine.prototype, 'decide', {
         }
       } catch {
         shape = 3
+      }
+    }
+    if (explain !== true && shape < 2 && (snake === undefined || camel === undefined)) {
+      const id = snake === undefined ? camel : snake
+      let text
+      if (shape === 1) text = 'null' // what the CLI answers for a request that is no object
+      else {
+        try {
+          text = requestText(id, agent, tool, server, args, permissions)
+        } catch {
+          text = undefined // a getter or proxy threw: `decideWith` reads again and names it
+        }
+      }
+      const fast = text !== undefined && text.length <= TEXT_LIMIT ? fastOf(this) : undefined
+      const code = fast === undefined ? -1 : fast.decide(text)
+      if (code >= 0) {
+        const n = code >> 1
+        let t = fast.shapes[n]
+        if (t === undefined) t = fast.shapes[n] = decisionShape.call(this, n, decisionObject)
+        const r = t.rule
+        return {
+          decision: t.decision,
+          reason: t.reason,
+          permission: t.permission,
+          argument: t.argument,
+          message: t.message,
+          rule: r === null ? null : { agent: r.agent, effect: r.effect, target: r.target, file: r.file, line: r.line, column: r.column },
+          tool_use_id: (code & 1) === 1 ? id : null,
+          policy_hash: t.policy_hash,
+        }
       }
     }
     return decideWith.call(this, shape, snake, camel, agent, tool, server, args, permissions, explain === true, decisionObject, OBJECT_PROTOTYPE)

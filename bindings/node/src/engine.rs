@@ -14,6 +14,7 @@ pub struct Engine {
     inner: Arc<toolgate::Engine>,
     warnings: Vec<toolgate::Diagnostic>,
     sources: Option<toolgate::source::SourceMap>,
+    shapes: Arc<crate::shapes::Shapes>,
 }
 
 #[napi]
@@ -52,6 +53,7 @@ impl Engine {
                 inner: Arc::new(loaded.engine),
                 warnings: loaded.warnings.sorted().into_iter().cloned().collect(),
                 sources: loaded.policy.map(|p| p.sources),
+                shapes: Default::default(),
             }),
             Err(e) => Err(error::load_failure(&env, &e)),
         }
@@ -62,6 +64,7 @@ impl Engine {
             inner: Arc::new(engine),
             warnings: Vec::new(),
             sources: None,
+            shapes: Default::default(),
         }
     }
 
@@ -128,6 +131,36 @@ impl Engine {
         };
         let d = self.decided(parsed, explain);
         // SAFETY: as above.
+        unsafe { crate::output::through(env.raw(), &d, build.raw()) }
+    }
+
+    /// A function `(text) => number` deciding requests of this engine given as JSON text,
+    /// for `toolgate.js` (see `decider.rs`): `2 * shape + id`, or -1 when `decideWith` must
+    /// answer; `decisionShape` gives a shape's fields.
+    #[napi(skip_typescript, js_name = "jsonDecider")]
+    pub fn json_decider(&self, env: Env) -> napi::Result<crate::output::Raw> {
+        let bound = crate::decider::Bound {
+            engine: Arc::clone(&self.inner),
+            shapes: Arc::clone(&self.shapes),
+        };
+        // SAFETY: the environment is this call's.
+        unsafe { crate::decider::function(env.raw(), bound) }
+    }
+
+    /// Shape `number` of a `jsonDecider` function's answers, handed to `build` as `decideWith` hands a
+    /// decision (with `tool_use_id` `null`); what `build` returns.
+    #[napi(skip_typescript, js_name = "decisionShape")]
+    pub fn decision_shape(
+        &self,
+        env: Env,
+        number: u32,
+        build: Unknown,
+    ) -> napi::Result<crate::output::Raw> {
+        let d = self
+            .shapes
+            .get(number)
+            .ok_or_else(|| napi::Error::from_reason(format!("no decision shape {number}")))?;
+        // SAFETY: the environment and `build` are this call's.
         unsafe { crate::output::through(env.raw(), &d, build.raw()) }
     }
 

@@ -5,12 +5,15 @@
 //! set) and the pieces the hand-written wrappers in `toolgate.js` build the drop-in host shapes
 //! from. Every decision is made by the `toolgate` crate; nothing here decides.
 
+mod decider;
 mod decision;
 mod engine;
 mod error;
 mod output;
 mod permissions;
 mod request;
+mod shapes;
+mod text;
 
 pub use decision::{Decision, Request, Rule, TestCase, VisibleTool};
 pub use engine::Engine;

@@ -10,6 +10,13 @@ use std::ptr;
 /// A JS value built by this module, handed back from a napi function as it is.
 pub struct Raw(sys::napi_value);
 
+impl Raw {
+    /// A value made by Node-API in the current call.
+    pub fn new(value: sys::napi_value) -> Raw {
+        Raw(value)
+    }
+}
+
 impl ToNapiValue for Raw {
     unsafe fn to_napi_value(_env: sys::napi_env, val: Raw) -> napi::Result<sys::napi_value> {
         Ok(val.0)

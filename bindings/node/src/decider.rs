@@ -1,0 +1,182 @@
+//! The function `toolgate.js` decides most requests with: a JS function bound to one engine
+//! that takes the request as JSON text and answers with a number (see [`code`]).
+//!
+//! It is a plain Node-API callback whose engine rides in the function's own data pointer,
+//! set when the function is made: a call costs one `napi_get_cb_info`, one string read and
+//! one number, without the receiver unwrapping and borrow bookkeeping that a `#[napi]`
+//! method pays on every call (more than the decision itself).
+
+use crate::output::Raw;
+use crate::shapes::Shapes;
+use napi::sys;
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::Arc;
+use toolgate::engine::request::MAX_REQUEST_BYTES;
+
+/// What a decider function holds: the engine and its shape table.
+pub struct Bound {
+    /// The engine that decides.
+    pub engine: Arc<toolgate::Engine>,
+    /// The engine's numbered decision shapes, shared with `Engine.decisionShape`.
+    pub shapes: Arc<Shapes>,
+}
+
+/// The answer for a request given as JSON text: `2 * shape + id`, where `shape` numbers the
+/// decision's shape in `bound.shapes` and `id` is 1 when the decision's `tool_use_id` is the
+/// request's (always the `tool_use_id` the text holds) and 0 when it is `null`; -1 when this
+/// path does not answer: the text does not parse (the caller's accurate path names the value
+/// JSON cannot hold), is too large, or the shape table is full.
+pub fn code(bound: &Bound, text: &str) -> i32 {
+    if text.len() > MAX_REQUEST_BYTES {
+        return -1;
+    }
+    let d = match toolgate::Request::from_json(text) {
+        Ok(req) => bound.engine.decide(&req),
+        Err(bad) if bad.message.starts_with("invalid JSON") => return -1,
+        Err(bad) => bound
+            .engine
+            .bad_request(format!("bad request: {}", bad.message), bad.tool_use_id),
+    };
+    match bound.shapes.number(&d) {
+        Some(n) if n < (1 << 30) => (n * 2 + u32::from(d.tool_use_id.is_some())) as i32,
+        _ => -1,
+    }
+}
+
+/// A JS function `(text: string) => number` answering with [`code`] for `bound`; the engine
+/// is released when the function is collected.
+///
+/// # Errors
+///
+/// When Node-API cannot make the function.
+///
+/// # Safety
+///
+/// `env` must be the live environment of the current call.
+pub unsafe fn function(env: sys::napi_env, bound: Bound) -> napi::Result<Raw> {
+    let data = Box::into_raw(Box::new(bound));
+    let mut f = ptr::null_mut();
+    let status = sys::napi_create_function(
+        env,
+        c"decideJson".as_ptr(),
+        10,
+        Some(call),
+        data.cast(),
+        &mut f,
+    );
+    if status != sys::Status::napi_ok {
+        drop(Box::from_raw(data));
+        return Err(napi::Error::from_reason(
+            "could not make the decider function",
+        ));
+    }
+    let status = sys::napi_add_finalizer(
+        env,
+        f,
+        data.cast(),
+        Some(release),
+        ptr::null_mut(),
+        ptr::null_mut(),
+    );
+    if status != sys::Status::napi_ok {
+        // The function is dropped unreachable; its engine stays allocated rather than risk
+        // a function whose data is freed.
+        return Err(napi::Error::from_reason(
+            "could not make the decider function",
+        ));
+    }
+    Ok(Raw::new(f))
+}
+
+/// Frees what a collected decider function held.
+unsafe extern "C" fn release(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
+    if !data.is_null() {
+        drop(Box::from_raw(data.cast::<Bound>()));
+    }
+}
+
+/// The decider's Node-API callback: the text argument's [`code`], -1 when it is not a string.
+unsafe extern "C" fn call(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    let mut argc = 1usize;
+    let mut argv = [ptr::null_mut(); 1];
+    let mut data = ptr::null_mut();
+    let status = sys::napi_get_cb_info(
+        env,
+        info,
+        &mut argc,
+        argv.as_mut_ptr(),
+        ptr::null_mut(),
+        &mut data,
+    );
+    let answer = if status != sys::Status::napi_ok || data.is_null() || argc < 1 {
+        -1
+    } else {
+        let bound = &*data.cast::<Bound>();
+        match crate::text::utf8(env, argv[0]) {
+            Some(bytes) => std::panic::catch_unwind(|| match std::str::from_utf8(&bytes) {
+                Ok(text) => code(bound, text),
+                Err(_) => -1,
+            })
+            .unwrap_or(-1),
+            None => -1,
+        }
+    };
+    let mut out = ptr::null_mut();
+    sys::napi_create_int32(env, answer, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bound() -> Bound {
+        let engine = toolgate::load::engine_from_str(
+            "t.policy",
+            "tool t(p?)\nagent a {\n  allow t where p == \"x\"\n}\n",
+        )
+        .unwrap();
+        Bound {
+            engine: Arc::new(engine),
+            shapes: Arc::default(),
+        }
+    }
+
+    #[test]
+    fn codes_number_shapes_and_say_whether_the_id_is_echoed() {
+        let b = bound();
+        let allow = code(
+            &b,
+            r#"{"agent":"a","tool":"t","args":{"p":"x"},"tool_use_id":"k"}"#,
+        );
+        assert_eq!(allow, 1);
+        assert_eq!(code(&b, r#"{"agent":"a","tool":"t","args":{"p":"x"}}"#), 0);
+        let none = code(&b, r#"{"agent":"a","tool":"t","args":{"p":"z"}}"#);
+        assert_eq!(none, 2);
+        assert_eq!(b.shapes.get(1).unwrap().reason.as_str(), "no_matching_rule");
+        // A request the CLI refuses for its shape keeps its id; one that is no object has none.
+        let bad = code(&b, r#"{"agent":5,"tool":"t","tool_use_id":"k"}"#);
+        assert_eq!(bad & 1, 1);
+        assert_eq!(
+            b.shapes.get((bad >> 1) as u32).unwrap().message,
+            "bad request: `agent` must be a string"
+        );
+        assert_eq!(code(&b, "null") & 1, 0);
+    }
+
+    #[test]
+    fn text_that_does_not_parse_is_left_to_the_accurate_path() {
+        let b = bound();
+        assert_eq!(
+            code(&b, r#"{"agent":"a","tool":"t","args":{"p":"\ud800"}}"#),
+            -1
+        );
+        assert_eq!(code(&b, "{"), -1);
+        let big = format!(
+            r#"{{"agent":"a","tool":"t","args":{{"p":"{}"}}}}"#,
+            "x".repeat(MAX_REQUEST_BYTES)
+        );
+        assert_eq!(code(&b, &big), -1);
+    }
+}

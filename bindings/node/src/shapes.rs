@@ -1,0 +1,192 @@
+//! The decision shapes an engine has answered with, numbered: everything of a decision but
+//! the request's `tool_use_id` (and an explanation, which the numbered path never asks for).
+//!
+//! A policy answers with few distinct shapes (one per rule, per default, per missing
+//! permission or argument), so `decide` can hand JS a shape's number instead of the
+//! decision's strings: `toolgate.js` keeps each shape as a template object, fetched once, and
+//! copies it into a fresh decision with a literal. Creating a handful of JS strings and calling
+//! back into JS costs far more than that copy. Messages that quote the request (an unknown
+//! tool's name, a `bad_request`'s reason) make shapes unbounded in principle, so the table
+//! stops at [`MAX_SHAPES`]; a decision of a new shape past that is answered in full.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::Mutex;
+use toolgate::Decision;
+
+/// The most shapes one engine numbers.
+pub const MAX_SHAPES: usize = 4096;
+
+/// The numbered shapes of one engine's decisions.
+#[derive(Default)]
+pub struct Shapes {
+    table: Mutex<Table>,
+}
+
+#[derive(Default)]
+struct Table {
+    /// Shape numbers by the hash of their fields (collisions share a list).
+    by_hash: HashMap<u64, Vec<u32>, BuildHasherDefault<Fx>>,
+    /// The shapes, by number, each a decision without `tool_use_id` and explanation.
+    entries: Vec<Decision<'static>>,
+}
+
+impl Shapes {
+    /// The number of `d`'s shape, numbered now when it is new; `None` when it is new and the
+    /// table is full (or its lock was poisoned).
+    pub fn number(&self, d: &Decision<'_>) -> Option<u32> {
+        let mut h = Fx::default();
+        hash_shape(d, &mut h);
+        let key = h.finish();
+        let mut table = self.table.lock().ok()?;
+        if let Some(found) = table.by_hash.get(&key).and_then(|numbers| {
+            numbers
+                .iter()
+                .copied()
+                .find(|&n| same_shape(&table.entries[n as usize], d))
+        }) {
+            return Some(found);
+        }
+        if table.entries.len() >= MAX_SHAPES {
+            return None;
+        }
+        let n = table.entries.len() as u32;
+        let mut entry = d.clone().into_owned();
+        entry.tool_use_id = None;
+        entry.explanation = None;
+        table.entries.push(entry);
+        table.by_hash.entry(key).or_default().push(n);
+        Some(n)
+    }
+
+    /// Shape `n`, as a decision with no `tool_use_id`; `None` for a number never given.
+    pub fn get(&self, n: u32) -> Option<Decision<'static>> {
+        let table = self.table.lock().ok()?;
+        table.entries.get(n as usize).cloned()
+    }
+}
+
+/// Feeds the fields that make a shape into `h`.
+fn hash_shape(d: &Decision<'_>, h: &mut Fx) {
+    d.decision.as_str().hash(h);
+    d.reason.as_str().hash(h);
+    d.permission.as_deref().hash(h);
+    d.argument.as_deref().hash(h);
+    d.message.hash(h);
+    if let Some(r) = d.rule.as_deref() {
+        r.line.hash(h);
+        r.column.hash(h);
+        r.file.hash(h);
+        r.target.hash(h);
+        r.agent.hash(h);
+    }
+}
+
+/// Whether `d` has the shape `entry` (all but `tool_use_id` and explanation are equal).
+fn same_shape(entry: &Decision<'_>, d: &Decision<'_>) -> bool {
+    entry.decision == d.decision
+        && entry.reason == d.reason
+        && entry.permission == d.permission
+        && entry.argument == d.argument
+        && entry.message == d.message
+        && entry.rule == d.rule
+        && entry.policy_hash == d.policy_hash
+}
+
+/// A fast, non-cryptographic hasher (the Fx hash of rustc): shapes are the engine's own
+/// decisions, hashed on every call, so speed matters more than resistance to chosen input,
+/// and collisions are resolved by comparing fields.
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl Fx {
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Fx::K);
+    }
+}
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(w));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine() -> toolgate::Engine {
+        toolgate::load::engine_from_str(
+            "t.policy",
+            "tool t(p?)\nagent a {\n  allow t where p == \"x\"\n  deny t where p == \"y\"\n}\n",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn equal_shapes_share_a_number_and_ids_do_not_count() {
+        let e = engine();
+        let shapes = Shapes::default();
+        let allow = toolgate::Request::from_json(
+            r#"{"agent":"a","tool":"t","args":{"p":"x"},"tool_use_id":"1"}"#,
+        )
+        .unwrap();
+        let allow2 =
+            toolgate::Request::from_json(r#"{"agent":"a","tool":"t","args":{"p":"x"}}"#).unwrap();
+        let deny =
+            toolgate::Request::from_json(r#"{"agent":"a","tool":"t","args":{"p":"y"}}"#).unwrap();
+        let a = shapes.number(&e.decide(&allow)).unwrap();
+        assert_eq!(shapes.number(&e.decide(&allow2)), Some(a));
+        let d = shapes.number(&e.decide(&deny)).unwrap();
+        assert_ne!(a, d);
+        let got = shapes.get(d).unwrap();
+        let mut want = e.decide(&deny).into_owned();
+        want.tool_use_id = None;
+        assert_eq!(got, want);
+        assert_eq!(shapes.get(a).unwrap().tool_use_id, None);
+        assert!(shapes.get(d + 1).is_none());
+    }
+
+    #[test]
+    fn the_table_stops_at_its_limit() {
+        let e = engine();
+        let shapes = Shapes::default();
+        for i in 0..MAX_SHAPES {
+            let req = toolgate::Request::new("a", format!("u{i}"));
+            assert_eq!(shapes.number(&e.decide(&req)), Some(i as u32));
+        }
+        let again = toolgate::Request::new("a", "u7");
+        assert_eq!(shapes.number(&e.decide(&again)), Some(7));
+        let new = toolgate::Request::new("a", "unseen");
+        assert_eq!(shapes.number(&e.decide(&new)), None);
+    }
+}
