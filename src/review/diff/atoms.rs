@@ -16,7 +16,7 @@ enum Judge {
     /// A condition with a value language; the DFA of its strings when they are a pattern.
     Set(ValueSet, Option<Rc<Lang>>),
     /// `matches shell`: judged by the shell reader.
-    Shell(PatternSet, PatternId),
+    Shell(Box<PatternSet>, PatternId),
 }
 
 /// A condition on one argument path, for one effect.
@@ -57,7 +57,7 @@ impl Atom {
             CondTest::Shell(text) => {
                 let mut set = PatternSet::new();
                 let id = set.add(Pattern::parse(text).ok()?);
-                Judge::Shell(set, id)
+                Judge::Shell(Box::new(set), id)
             }
             _ => {
                 let set = ValueSet::of(test, effect)?;

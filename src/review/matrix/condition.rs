@@ -62,7 +62,7 @@ enum Matcher {
     /// A numeric comparison.
     Num(CmpOp, f64),
     /// `matches shell`.
-    Shell(PatternSet),
+    Shell(Box<PatternSet>),
     /// A pattern that could not be built (never for a policy the engine compiled).
     Unavailable,
 }
@@ -94,7 +94,7 @@ impl Condition {
                 Ok(p) => {
                     let mut set = PatternSet::new();
                     set.add(p);
-                    Matcher::Shell(set)
+                    Matcher::Shell(Box::new(set))
                 }
                 Err(_) => Matcher::Unavailable,
             },
