@@ -288,7 +288,7 @@ mod tests {
             render_server("srv", std::slice::from_ref(&t))
         );
         let mut m = toolgate::source::SourceMap::new();
-        m.add("catalog.policy", &policy);
+        m.add("catalog.policy", policy.as_str());
         let (resolved, diags) = toolgate::load::policy_from_sources(m);
         assert!(diags.is_empty(), "{policy}");
         let lints = toolgate::lint::run(&resolved, &[]);

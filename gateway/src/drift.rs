@@ -368,7 +368,7 @@ mod tests {
             "{:?}",
             d.help
         );
-        assert_eq!(found.len(), 1);
+        assert_eq!(found.iter().count(), 1);
         // The warning points at the written type.
         let text = found.render(&policy.sources, false, 100);
         assert!(text.contains("max_count?: string"), "{text}");
