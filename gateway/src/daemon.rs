@@ -125,6 +125,9 @@ pub async fn start(shared: Arc<Shared>, mode: Mode) -> Result<Running, String> {
             .with_allowed_origins(config.allowed_origins.clone())
             .enforce_origin_validation()
             .with_max_request_body_bytes(config.limits.max_body_bytes)
+            // A call's answer is one JSON body rather than a one-event SSE stream: no stream
+            // to keep open (and keep alive) until the handler's task ends, fewer writes.
+            .with_json_response(true)
             .with_cancellation_token(stop.child_token());
         let service = StreamableHttpService::new(
             move || Ok(gateway.clone()),

@@ -7,7 +7,9 @@
 //! (error: the inputSchema requires an argument the catalog does not declare),
 //! `toolgate::drift_argument_not_in_schema` (warning: the catalog declares an argument the
 //! schema lacks), `toolgate::drift_argument_optionality` (warning: the catalog requires an
-//! argument the schema makes optional), `toolgate::drift_server_without_upstream` (error).
+//! argument the schema makes optional), `toolgate::drift_argument_type` (warning: the catalog
+//! declares a type the schema's type disagrees with, see [`types_agree`]),
+//! `toolgate::drift_server_without_upstream` (error).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,7 +18,9 @@ use rmcp::model::Tool;
 use toolgate::resolve::Policy;
 use toolgate::{Diagnostic, Diagnostics};
 
-use crate::catalog::{list_once, schema_args};
+use toolgate::resolve::{ArgType, BaseType};
+
+use crate::catalog::{declared_args, list_once, schema_args};
 use crate::config::Config;
 
 /// The closest candidate to `name`, the way `toolgate check` suggests names.
@@ -25,6 +29,37 @@ pub fn did_you_mean<'a>(
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
     toolgate::resolve::suggest::did_you_mean(name, candidates)
+}
+
+/// True when a declared catalog type and the type an upstream schema states agree: equal, or
+/// `path` against `string` (a path is a string), or `any` on either side where the other has
+/// as many `array<...>` levels or more (`array` declared for `array<string>` upstream, say).
+///
+/// # Example
+///
+/// ```
+/// use toolgate::resolve::{ArgType, BaseType};
+/// use toolgate_gateway::drift::types_agree;
+/// let t = |arrays, base| ArgType { arrays, base };
+/// assert!(types_agree(t(0, BaseType::Path), t(0, BaseType::String)));
+/// assert!(types_agree(t(1, BaseType::Any), t(1, BaseType::String)));
+/// assert!(!types_agree(t(0, BaseType::Number), t(0, BaseType::String)));
+/// assert!(!types_agree(t(0, BaseType::Integer), t(0, BaseType::Number)));
+/// ```
+pub fn types_agree(declared: ArgType, upstream: ArgType) -> bool {
+    let norm = |b: BaseType| {
+        if b == BaseType::Path {
+            BaseType::String
+        } else {
+            b
+        }
+    };
+    let (d, u) = (norm(declared.base), norm(upstream.base));
+    match declared.arrays.cmp(&upstream.arrays) {
+        std::cmp::Ordering::Equal => d == u || d == BaseType::Any || u == BaseType::Any,
+        std::cmp::Ordering::Less => d == BaseType::Any,
+        std::cmp::Ordering::Greater => u == BaseType::Any,
+    }
 }
 
 fn with_suggestion(d: Diagnostic, suggestion: Option<&str>) -> Diagnostic {
@@ -79,8 +114,9 @@ pub fn diagnose(
             };
             let Some(params) = &def.params else { continue };
             let schema = schema_args(up);
-            for (arg, required) in &schema {
-                if *required && params.iter().all(|p| &p.name != arg) {
+            for arg in &schema {
+                let (arg, required) = (&arg.name, arg.required);
+                if required && params.iter().all(|p| &p.name != arg) {
                     out.push(with_suggestion(
                         Diagnostic::error(
                             "toolgate::drift_required_argument_undeclared",
@@ -93,7 +129,21 @@ pub fn diagnose(
                 }
             }
             for p in params {
-                match schema.iter().find(|(n, _)| *n == p.name) {
+                let upstream = schema.iter().find(|a| a.name == p.name);
+                if let Some(ty) = upstream.and_then(|a| a.ty) {
+                    if !p.ty.is_any() && !types_agree(p.ty, ty) {
+                        out.push(
+                            Diagnostic::warning(
+                                "toolgate::drift_argument_type",
+                                p.ty_span.unwrap_or(def.span),
+                                format!("`{}.{}` declares `{}: {}`, but the upstream's inputSchema types it `{ty}`", server.name, def.name, p.name, p.ty),
+                            )
+                            .with_label("disagrees with the upstream schema")
+                            .with_help(format!("the upstream type is `{ty}`: write `{}{}: {ty}`", p.name, if p.optional { "?" } else { "" })),
+                        );
+                    }
+                }
+                match upstream.map(|a| a.required) {
                     None => out.push(with_suggestion(
                         Diagnostic::warning(
                             "toolgate::drift_argument_not_in_schema",
@@ -101,9 +151,9 @@ pub fn diagnose(
                             format!("`{}.{}` declares argument `{}`, which the upstream's inputSchema lacks", server.name, def.name, p.name),
                         )
                         .with_label("not in the upstream schema"),
-                        did_you_mean(&p.name, schema.iter().map(|(n, _)| n.as_str())),
+                        did_you_mean(&p.name, schema.iter().map(|a| a.name.as_str())),
                     )),
-                    Some((_, false)) if !p.optional => out.push(
+                    Some(false) if !p.optional => out.push(
                         Diagnostic::warning(
                             "toolgate::drift_argument_optionality",
                             def.span,
@@ -117,10 +167,7 @@ pub fn diagnose(
         }
         for t in tools {
             if declared.iter().all(|d| d.name != t.name) {
-                let args: Vec<String> = schema_args(t)
-                    .into_iter()
-                    .map(|(n, r)| if r { n } else { format!("{n}?") })
-                    .collect();
+                let args = declared_args(t);
                 let d = Diagnostic::warning(
                     "toolgate::drift_tool_not_in_catalog",
                     server.span,
@@ -131,13 +178,11 @@ pub fn diagnose(
                 out.push(match suggestion {
                     Some(s) => d.with_help(format!(
                         "did you mean `{s}`? otherwise declare `tool {}({})`",
-                        t.name,
-                        args.join(", ")
+                        t.name, args
                     )),
                     None => d.with_help(format!(
                         "declare `tool {}({})` to make it callable",
-                        t.name,
-                        args.join(", ")
+                        t.name, args
                     )),
                 });
             }
@@ -282,5 +327,50 @@ mod tests {
             "{codes:?}"
         );
         assert_eq!(codes.len(), 7, "{codes:?}");
+    }
+
+    #[test]
+    fn a_declared_type_the_schema_disagrees_with_is_a_warning_with_the_upstream_type() {
+        let mut m = toolgate::source::SourceMap::new();
+        m.add(
+            "p.policy",
+            "server git {\n tool git_log(repo_path: path, max_count?: string, since?: number, files?: array, flag?)\n}\n",
+        );
+        let (policy, diags) = toolgate::load::policy_from_sources(m);
+        assert!(diags.is_empty());
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "repo_path": {"type": "string"},
+                "max_count": {"type": "integer"},
+                "since": {"type": ["string", "null"]},
+                "files": {"type": "array", "items": {"type": "string"}},
+                "flag": {"type": "boolean"}
+            },
+            "required": ["repo_path"]
+        });
+        let up = Tool::new("git_log", "", Arc::new(schema.as_object().unwrap().clone()));
+        let mut ups = BTreeMap::new();
+        ups.insert("git".to_string(), Some(vec![up]));
+        let found = diagnose(&policy, &ups);
+        let typed: Vec<&Diagnostic> = found
+            .iter()
+            .filter(|d| d.code == "toolgate::drift_argument_type")
+            .collect();
+        // Only `max_count` disagrees: `path` is a string, `since` has no single type upstream,
+        // `array` holds any element, and an untyped `flag` checks nothing.
+        assert_eq!(typed.len(), 1, "{:?}", found.iter().collect::<Vec<_>>());
+        let d = typed[0];
+        assert_eq!(d.severity, toolgate::Severity::Warning);
+        assert!(d.message.contains("`max_count: string`"), "{}", d.message);
+        assert!(
+            d.help.as_deref().unwrap_or("").contains("`integer`"),
+            "{:?}",
+            d.help
+        );
+        assert_eq!(found.iter().count(), 1);
+        // The warning points at the written type.
+        let text = found.render(&policy.sources, false, 100);
+        assert!(text.contains("max_count?: string"), "{text}");
     }
 }

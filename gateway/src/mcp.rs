@@ -2,6 +2,7 @@
 //! before it is forwarded, other methods refused or relayed per `other_methods`.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -11,8 +12,8 @@ use rmcp::model::{
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ResultType,
     ServerCapabilities, ServerConfig,
 };
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use rmcp::service::{Peer, RequestContext, ServiceError};
+use rmcp::{ErrorData as McpError, RoleClient, RoleServer, ServerHandler};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::config::OtherMethods;
@@ -92,7 +93,48 @@ fn text_error(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
 }
 
+/// Which running upstreams a relayed method asks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ask {
+    /// Each of them (a list method: the answers are joined).
+    Every,
+    /// Each in turn until one answers (a read: the first answer is the result).
+    FirstThatAnswers,
+}
+use Ask::{Every, FirstThatAnswers};
+
 impl Gateway {
+    /// Relays a method that `other_methods` governs: refused (with `refused()`) unless it is
+    /// `"pass"`, and only for an authenticated caller; otherwise the running upstreams are
+    /// asked per `which`, in configuration order, and the answers of those that answered are
+    /// returned (an upstream that fails or lacks the method is skipped).
+    async fn relay<T, Fut>(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        refused: fn() -> McpError,
+        which: Ask,
+        ask: impl Fn(Peer<RoleClient>) -> Fut,
+    ) -> Result<Vec<T>, McpError>
+    where
+        Fut: Future<Output = Result<T, ServiceError>>,
+    {
+        caller(ctx).ok_or_else(no_caller)?;
+        if !self.passes_other_methods() {
+            return Err(refused());
+        }
+        let mut answers = Vec::new();
+        for up in self.upstreams.iter() {
+            let Some(c) = up.connection() else { continue };
+            if let Ok(answer) = ask(c.peer.clone()).await {
+                answers.push(answer);
+                if which == FirstThatAnswers {
+                    break;
+                }
+            }
+        }
+        Ok(answers)
+    }
+
     /// A handler over the shared state and the supervised upstreams.
     pub fn new(shared: Arc<Shared>, upstreams: Arc<Vec<Arc<Upstream>>>) -> Gateway {
         Gateway {
@@ -105,14 +147,9 @@ impl Gateway {
 
     /// The agent's view under the given engine; `None` for an agent the policy lacks.
     fn view(&self, engine: &Arc<toolgate::Engine>, agent: &str) -> Option<Arc<View>> {
-        let lists: Vec<(String, Arc<Vec<rmcp::model::Tool>>)> = self
-            .upstreams
-            .iter()
-            .map(|u| (u.name.clone(), u.last_tools()))
-            .collect();
         let stamp = Stamp {
             engine: engine.clone(),
-            lists: lists.iter().map(|(_, t)| t.clone()).collect(),
+            lists: self.upstreams.iter().map(|u| u.last_tools()).collect(),
         };
         if let Ok(cache) = self.views.entries.lock() {
             if let Some((s, v)) = cache.get(agent) {
@@ -121,6 +158,12 @@ impl Gateway {
                 }
             }
         }
+        let lists: Vec<(String, Arc<Vec<rmcp::model::Tool>>)> = self
+            .upstreams
+            .iter()
+            .zip(&stamp.lists)
+            .map(|(u, t)| (u.name.clone(), t.clone()))
+            .collect();
         let view = Arc::new(View::build(engine, agent, &lists)?);
         if let Ok(mut cache) = self.views.entries.lock() {
             cache.insert(agent.to_string(), (stamp, view.clone()));
@@ -140,7 +183,7 @@ impl Gateway {
     pub async fn handle_call(
         &self,
         caller: &Caller,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
     ) -> Result<CallToolResult, McpError> {
         let time = crate::time::now_rfc3339();
         let engine = self.shared.engine();
@@ -148,14 +191,17 @@ impl Gateway {
             || McpError::invalid_params(format!("unknown tool: `{}`", request.name), None);
         let view = self.view(&engine, &caller.agent).ok_or_else(unknown)?;
         let route = view.route(&request.name).ok_or_else(unknown)?.clone();
-        let args = request.arguments.clone().unwrap_or_default();
+        // The arguments move into the engine's request and back out (no copy per call).
+        let had_args = request.arguments.is_some();
+        let mut decide = toolgate::Request::new(caller.agent.as_str(), route.tool.as_str())
+            .server(route.server.as_str());
+        decide.args = request.arguments.take().unwrap_or_default();
         let t0 = Instant::now();
-        let decision = engine.decide(
-            &toolgate::Request::new(caller.agent.as_str(), route.tool.as_str())
-                .server(route.server.as_str())
-                .args(serde_json::Value::Object(args.clone())),
-        );
+        let decision = engine.decide(&decide);
         let decision_us = t0.elapsed().as_secs_f64() * 1e6;
+        let args = std::mem::take(&mut decide.args);
+        let log = &self.shared.decisions;
+        let logged_args = log.loggable_args(&args);
         let mut upstream_us = None;
         let mut gateway_error: Option<&'static str> = None;
         let result = if !decision.is_allowed() {
@@ -170,11 +216,11 @@ impl Gateway {
                     ))
                 }
                 Some(_permit) => {
-                    let mut forwarded = request.clone();
-                    forwarded.name = route.tool.clone().into();
+                    request.name = route.tool.clone().into();
+                    request.arguments = had_args.then_some(args);
                     let t1 = Instant::now();
                     let out = up
-                        .call(forwarded, self.shared.config.limits.call_timeout)
+                        .call(request, self.shared.config.limits.call_timeout)
                         .await;
                     upstream_us = Some(t1.elapsed().as_secs_f64() * 1e6);
                     match out {
@@ -194,7 +240,6 @@ impl Gateway {
             text_error(CallFailure::Unavailable.message(&route.server))
         };
         let rule = decision.rule.as_ref().map(|r| r.to_string());
-        let log = &self.shared.decisions;
         log.write(&DecisionLine {
             time: &time,
             agent: &caller.agent,
@@ -213,7 +258,7 @@ impl Gateway {
             upstream_us,
             is_error: result.is_error == Some(true),
             gateway_error,
-            args: log.loggable_args(&args),
+            args: logged_args,
         });
         Ok(result)
     }
@@ -271,21 +316,15 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        caller(&ctx).ok_or_else(no_caller)?;
-        if !self.passes_other_methods() {
-            return Err(McpError::method_not_found::<
-                rmcp::model::ListResourcesRequestMethod,
-            >());
-        }
-        let mut all = Vec::new();
-        for up in self.upstreams.iter() {
-            if let Some(c) = up.connection() {
-                if let Ok(items) = c.peer.list_all_resources().await {
-                    all.extend(items);
-                }
-            }
-        }
-        Ok(ListResourcesResult::with_all_items(all))
+        let lists = self
+            .relay(
+                &ctx,
+                McpError::method_not_found::<rmcp::model::ListResourcesRequestMethod>,
+                Every,
+                |peer| async move { peer.list_all_resources().await },
+            )
+            .await?;
+        Ok(ListResourcesResult::with_all_items(lists.concat()))
     }
 
     async fn read_resource(
@@ -293,23 +332,26 @@ impl ServerHandler for Gateway {
         request: ReadResourceRequestParams,
         ctx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        caller(&ctx).ok_or_else(no_caller)?;
-        if !self.passes_other_methods() {
-            return Err(McpError::method_not_found::<
-                rmcp::model::ReadResourceRequestMethod,
-            >());
-        }
-        for up in self.upstreams.iter() {
-            if let Some(c) = up.connection() {
-                if let Ok(r) = c.peer.read_resource(request.clone()).await {
-                    return Ok(ReadResourceResponse::Complete(r));
-                }
-            }
-        }
-        Err(McpError::resource_not_found(
-            format!("no upstream has resource `{}`", request.uri),
-            None,
-        ))
+        let uri = request.uri.clone();
+        self.relay(
+            &ctx,
+            McpError::method_not_found::<rmcp::model::ReadResourceRequestMethod>,
+            FirstThatAnswers,
+            |peer| {
+                let request = request.clone();
+                async move { peer.read_resource(request).await }
+            },
+        )
+        .await?
+        .pop()
+        .map(|mut r| {
+            // As for tool results: a 2025-era upstream's answer carries no `resultType`.
+            r.result_type = Some(ResultType::COMPLETE);
+            ReadResourceResponse::Complete(r)
+        })
+        .ok_or_else(|| {
+            McpError::resource_not_found(format!("no upstream has resource `{uri}`"), None)
+        })
     }
 
     async fn list_prompts(
@@ -317,21 +359,15 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        caller(&ctx).ok_or_else(no_caller)?;
-        if !self.passes_other_methods() {
-            return Err(McpError::method_not_found::<
-                rmcp::model::ListPromptsRequestMethod,
-            >());
-        }
-        let mut all = Vec::new();
-        for up in self.upstreams.iter() {
-            if let Some(c) = up.connection() {
-                if let Ok(items) = c.peer.list_all_prompts().await {
-                    all.extend(items);
-                }
-            }
-        }
-        Ok(ListPromptsResult::with_all_items(all))
+        let lists = self
+            .relay(
+                &ctx,
+                McpError::method_not_found::<rmcp::model::ListPromptsRequestMethod>,
+                Every,
+                |peer| async move { peer.list_all_prompts().await },
+            )
+            .await?;
+        Ok(ListPromptsResult::with_all_items(lists.concat()))
     }
 
     async fn get_prompt(
@@ -339,22 +375,22 @@ impl ServerHandler for Gateway {
         request: GetPromptRequestParams,
         ctx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        caller(&ctx).ok_or_else(no_caller)?;
-        if !self.passes_other_methods() {
-            return Err(McpError::method_not_found::<
-                rmcp::model::GetPromptRequestMethod,
-            >());
-        }
-        for up in self.upstreams.iter() {
-            if let Some(c) = up.connection() {
-                if let Ok(r) = c.peer.get_prompt(request.clone()).await {
-                    return Ok(GetPromptResponse::Complete(r));
-                }
-            }
-        }
-        Err(McpError::invalid_params(
-            format!("no upstream has prompt `{}`", request.name),
-            None,
-        ))
+        let name = request.name.clone();
+        self.relay(
+            &ctx,
+            McpError::method_not_found::<rmcp::model::GetPromptRequestMethod>,
+            FirstThatAnswers,
+            |peer| {
+                let request = request.clone();
+                async move { peer.get_prompt(request).await }
+            },
+        )
+        .await?
+        .pop()
+        .map(|mut r| {
+            r.result_type = Some(ResultType::COMPLETE);
+            GetPromptResponse::Complete(r)
+        })
+        .ok_or_else(|| McpError::invalid_params(format!("no upstream has prompt `{name}`"), None))
     }
 }

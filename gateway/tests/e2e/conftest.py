@@ -98,6 +98,57 @@ def write_policy(path: Path, repo: Path, extra: str = "") -> None:
     path.write_text(text + extra)
 
 
+def start_gateway(tmp_path: Path, policy_text: str, agents: tuple[str, ...], config_tail: str, upstreams: tuple[str, ...]) -> Gateway:
+    """Writes `policy_text`, adds a key per agent, and starts a gateway whose config ends with
+    `config_tail` (limits, other_methods, `[upstream.*]` tables); waits for each upstream."""
+    policy = tmp_path / "gateway.policy"
+    policy.write_text(policy_text)
+    keys_file = tmp_path / "keys.json"
+    keys, key_ids = {}, {}
+    for agent in agents:
+        r = subprocess.run(
+            [str(gateway_bin()), "keys", "add", agent, "--keys", str(keys_file)],
+            check=True, capture_output=True, text=True,
+        )
+        keys[agent] = r.stdout.strip()
+        key_ids[agent] = keys[agent][: len("tg_") + 8]
+    port = free_port()
+    config = tmp_path / "gateway.toml"
+    config.write_text(
+        f'policy = "gateway.policy"\nkeys = "keys.json"\nlisten = "127.0.0.1:{port}"\n{config_tail}'
+        f'\n[log]\ndecisions = "decisions.log"\n'
+    )
+    stderr_path = tmp_path / "gateway.stderr"
+    with open(stderr_path, "w") as err:
+        proc = subprocess.Popen(
+            [str(gateway_bin()), "gateway", "--config", str(config)],
+            stdout=subprocess.DEVNULL, stderr=err, cwd=tmp_path,
+        )
+    gw = Gateway(
+        dir=tmp_path, repo=tmp_path, url=f"http://127.0.0.1:{port}/mcp", base=f"http://127.0.0.1:{port}",
+        keys=keys, key_ids=key_ids, policy=policy, keys_file=keys_file,
+        stderr_path=stderr_path, decisions_path=tmp_path / "decisions.log", proc=proc,
+    )
+    try:
+        gw.wait_event("listening")
+        for name in upstreams:
+            gw.wait_event("upstream_started", server=name, timeout=60)
+    except BaseException:
+        stop(proc)
+        raise
+    return gw
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 @pytest.fixture
 def gateway(tmp_path: Path):
     repo = tmp_path / "repo"
