@@ -81,7 +81,7 @@ class Decision:
         """The first missing permission, for ``permission_missing``."""
     @property
     def argument(self) -> Optional[str]:
-        """The first missing argument, for ``missing_argument``."""
+        """The first missing argument, for ``missing_argument``; the first wrongly typed one, for ``invalid_argument``."""
     @property
     def message(self) -> str:
         """A message for the agent or the operator."""
