@@ -242,20 +242,8 @@ fn catalog_tables(
                 .iter()
                 .filter_map(|p| perms.id(&p.domain, &p.action))
                 .collect(),
-            required: t
-                .params
-                .iter()
-                .flatten()
-                .filter(|p| !p.optional)
-                .map(|p| p.name.clone())
-                .collect(),
-            typed: t
-                .params
-                .iter()
-                .flatten()
-                .filter(|p| !p.ty.is_any())
-                .map(|p| (p.name.clone(), p.ty))
-                .collect(),
+            required: t.required_args(),
+            typed: t.typed_args(),
         })
         .collect();
     let by_name = catalog::by_name(&tools);

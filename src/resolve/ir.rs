@@ -123,6 +123,46 @@ pub struct ToolDef {
     pub span: Span,
 }
 
+impl ToolDef {
+    /// The names of the required arguments, in declaration order (the first one missing is the
+    /// one a denial names).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut m = toolgate::source::SourceMap::new();
+    /// m.add("p.policy", "tool t(a, b?, c: integer)");
+    /// let (policy, _) = toolgate::load::policy_from_sources(m);
+    /// assert_eq!(policy.tools[0].required_args(), ["a", "c"]);
+    /// ```
+    pub fn required_args(&self) -> Vec<String> {
+        let params = self.params.iter().flatten();
+        params
+            .filter(|p| !p.optional)
+            .map(|p| p.name.clone())
+            .collect()
+    }
+
+    /// The arguments declared with a type other than `any`, with it, in declaration order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut m = toolgate::source::SourceMap::new();
+    /// m.add("p.policy", "tool t(a, b?: string, c: any)");
+    /// let (policy, _) = toolgate::load::policy_from_sources(m);
+    /// let typed = policy.tools[0].typed_args();
+    /// assert_eq!((typed.len(), typed[0].0.as_str()), (1, "b"));
+    /// ```
+    pub fn typed_args(&self) -> Vec<(String, super::ArgType)> {
+        let params = self.params.iter().flatten();
+        params
+            .filter(|p| !p.ty.is_any())
+            .map(|p| (p.name.clone(), p.ty))
+            .collect()
+    }
+}
+
 /// A declared argument.
 ///
 /// # Example

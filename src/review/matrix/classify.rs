@@ -46,24 +46,12 @@ fn catalog_tools(policy: &Policy) -> Vec<MatrixTool> {
             server: tool.server.map(|s| policy.servers[s].name.clone()),
             name: tool.name.clone(),
             display: policy.tool_display(tool),
-            required: tool
-                .params
-                .iter()
-                .flatten()
-                .filter(|p| !p.optional)
-                .map(|p| p.name.clone())
-                .collect(),
+            required: tool.required_args(),
             arguments: tool
                 .params
                 .as_ref()
                 .map(|ps| ps.iter().map(|p| p.name.clone()).collect()),
-            types: tool
-                .params
-                .iter()
-                .flatten()
-                .filter(|p| !p.ty.is_any())
-                .map(|p| (p.name.clone(), p.ty))
-                .collect(),
+            types: tool.typed_args(),
         })
         .collect()
 }
