@@ -390,13 +390,19 @@ fn mixed_paths(
     Ok(Mixed { values, covered })
 }
 
+/// The comparison constants of the atoms, sorted, each once.
+fn constants(atoms: &[Atom]) -> Vec<f64> {
+    let mut cs: Vec<f64> = atoms.iter().filter_map(Atom::constant).collect();
+    cs.sort_by(f64::total_cmp);
+    cs.dedup();
+    cs
+}
+
 /// Numbers for a typed argument, where `integer` tells numbers apart: a fractional number and
 /// an integer in every open interval between (and beyond) the comparison constants that has
 /// one.
 fn typed_numbers(atoms: &[Atom]) -> Vec<Value> {
-    let mut cs: Vec<f64> = atoms.iter().filter_map(Atom::constant).collect();
-    cs.sort_by(f64::total_cmp);
-    cs.dedup();
+    let cs = constants(atoms);
     let mut out = Vec::new();
     match (cs.first(), cs.last()) {
         (Some(&lo), Some(&hi)) => {
@@ -442,9 +448,7 @@ fn as_json_numbers(out: Vec<f64>) -> Vec<Value> {
 /// Numbers: each comparison constant, a point between each two (the constant plus one when
 /// that is still below the next), and one beyond each end.
 fn numbers(atoms: &[Atom]) -> Vec<Value> {
-    let mut cs: Vec<f64> = atoms.iter().filter_map(Atom::constant).collect();
-    cs.sort_by(f64::total_cmp);
-    cs.dedup();
+    let cs = constants(atoms);
     let mut out = Vec::new();
     match (cs.first(), cs.last()) {
         (Some(&lo), Some(&hi)) => {
