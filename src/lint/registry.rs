@@ -101,6 +101,11 @@ pub static OTHER_CODES: &[(&str, Severity, &str)] = &[
         "brackets nest deeper than 64 levels in a policy file",
     ),
     (
+        "toolgate::limit::table_size",
+        Severity::Error,
+        "a compiled table would number more entries than a 32-bit ID holds",
+    ),
+    (
         "toolgate::automaton_too_large",
         Severity::Error,
         "the patterns an agent places on one argument exceed the automaton size limit",
