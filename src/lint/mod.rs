@@ -40,6 +40,7 @@ pub mod rules;
 pub mod suppress;
 
 use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
+use crate::program::ids::{self, ToolId};
 use crate::resolve::{
     AgentDef, Grant, NamePattern, NameTest, Permission, Policy, ServerDef, TargetDef, ToolDef,
 };
@@ -171,9 +172,9 @@ impl NameMatcher {
         &mut self,
         servers: &[ServerDef],
         tools: &[ToolDef],
-        by_name: Option<&HashMap<&str, Vec<u32>>>,
+        by_name: Option<&HashMap<&str, Vec<ToolId>>>,
         target: &TargetDef,
-    ) -> Vec<u32> {
+    ) -> Vec<ToolId> {
         let server_ok = |m: &mut NameMatcher, tool: &ToolDef| match (&target.server, tool.server) {
             (None, _) => true,
             (Some(_), None) => false,
@@ -184,12 +185,15 @@ impl NameMatcher {
             return hits
                 .iter()
                 .copied()
-                .filter(|&t| server_ok(self, &tools[t as usize]))
+                .filter(|&t| server_ok(self, &tools[t.index()]))
                 .collect();
         }
-        (0..tools.len() as u32)
+        // A catalog too large to number is refused by the compiler; it has no IDs here.
+        ids::all::<ToolId>(tools.len())
+            .into_iter()
+            .flatten()
             .filter(|&t| {
-                let tool = &tools[t as usize];
+                let tool = &tools[t.index()];
                 server_ok(self, tool) && self.matches(&target.tool, &tool.name)
             })
             .collect()
@@ -203,7 +207,7 @@ pub(crate) struct Context<'a> {
     /// Compiled condition patterns.
     pub langs: Langs,
     /// For each agent and rule, the catalog tools the target covers (empty without a catalog).
-    pub covers: Vec<Vec<Vec<u32>>>,
+    pub covers: Vec<Vec<Vec<ToolId>>>,
     /// For each agent and rule, true when the rule overlaps an error and is left alone.
     pub skip: Vec<Vec<bool>>,
     /// Allow rules found dead (`dead_allow`), not reported again as redundant.
@@ -215,9 +219,14 @@ pub(crate) struct Context<'a> {
 impl<'a> Context<'a> {
     pub(crate) fn new(policy: &'a Policy, errors: &[Span]) -> Context<'a> {
         let mut names = NameMatcher::default();
-        let mut by_name: HashMap<&str, Vec<u32>> = HashMap::new();
-        for (i, t) in policy.tools.iter().enumerate() {
-            by_name.entry(t.name.as_str()).or_default().push(i as u32);
+        let mut by_name: HashMap<&str, Vec<ToolId>> = HashMap::new();
+        // A catalog too large to number is refused by the compiler; it has no IDs here.
+        for (t, id) in policy
+            .tools
+            .iter()
+            .zip(ids::all::<ToolId>(policy.tools.len()).into_iter().flatten())
+        {
+            by_name.entry(t.name.as_str()).or_default().push(id);
         }
         let covers = policy
             .agents
@@ -272,13 +281,13 @@ impl<'a> Context<'a> {
     }
 
     /// The first permission tool `t` needs that agent `a` lacks.
-    pub fn missing(&self, a: usize, t: u32) -> Option<&'a Permission> {
-        let tool = &self.policy.tools[t as usize];
+    pub fn missing(&self, a: usize, t: ToolId) -> Option<&'a Permission> {
+        let tool = &self.policy.tools[t.index()];
         tool.needs.iter().find(|p| !self.is_granted(a, p))
     }
 
     /// The tools rule `r` of agent `a` covers whose permission gate lets the agent through.
-    pub fn reachable(&self, a: usize, r: usize) -> Vec<u32> {
+    pub fn reachable(&self, a: usize, r: usize) -> Vec<ToolId> {
         self.covers[a][r]
             .iter()
             .copied()
@@ -287,19 +296,19 @@ impl<'a> Context<'a> {
     }
 
     /// The name of a tool as messages show it.
-    pub fn tool_name(&self, t: u32) -> String {
-        self.policy.tool_display(&self.policy.tools[t as usize])
+    pub fn tool_name(&self, t: ToolId) -> String {
+        self.policy.tool_display(&self.policy.tools[t.index()])
     }
 
     /// True when every call to any of `tools` carries argument `path` (a required argument
     /// of each, enforced before rules run).
-    pub fn always_present(&self, tools: &[u32], path: &[String]) -> bool {
+    pub fn always_present(&self, tools: &[ToolId], path: &[String]) -> bool {
         let [arg] = path else {
             return false;
         };
         !tools.is_empty()
             && tools.iter().all(|&t| {
-                self.policy.tools[t as usize]
+                self.policy.tools[t.index()]
                     .params
                     .as_ref()
                     .is_some_and(|ps| ps.iter().any(|p| p.name == *arg && !p.optional))

@@ -2,6 +2,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::lint::{declare_lint, warning, Context};
+use crate::program::ids::ToolId;
 use crate::resolve::{ArgType, BaseType, CondDef, CondTest};
 
 declare_lint! {
@@ -100,10 +101,10 @@ impl Needs {
 
 /// The declared types of `arg` among `tools`; `None` when some tool may carry it untyped (no
 /// argument list, or declared `any`).
-fn declared_types(cx: &Context, tools: &[u32], arg: &str) -> Option<Vec<ArgType>> {
+fn declared_types(cx: &Context, tools: &[ToolId], arg: &str) -> Option<Vec<ArgType>> {
     let mut types: Vec<ArgType> = Vec::new();
     for &t in tools {
-        let params = cx.policy.tools[t as usize].params.as_ref()?;
+        let params = cx.policy.tools[t.index()].params.as_ref()?;
         if let Some(p) = params.iter().find(|p| p.name == arg) {
             if p.ty.is_any() {
                 return None;

@@ -86,7 +86,7 @@ pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
             let mut declared: Vec<&str> = Vec::new();
             let all_declare = covered
                 .iter()
-                .all(|&t| match &policy.tools[t as usize].params {
+                .all(|&t| match &policy.tools[t.index()].params {
                     Some(ps) => {
                         for p in ps {
                             if !declared.contains(&p.name.as_str()) {

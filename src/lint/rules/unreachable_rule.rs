@@ -2,6 +2,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::lint::{and_list, declare_lint, warning, Context};
+use crate::program::ids::ToolId;
 use crate::resolve::Permission;
 use crate::syntax::ast::Effect;
 
@@ -60,7 +61,7 @@ pub(crate) fn gated<'a>(
     cx: &Context<'a>,
     a: usize,
     r: usize,
-) -> Option<Vec<(u32, &'a Permission)>> {
+) -> Option<Vec<(ToolId, &'a Permission)>> {
     // With a refused grant, what the agent was meant to be granted is unknown: the error
     // on the grant is the finding.
     if cx.policy.agents[a].invalid_grants || cx.skip[a][r] || cx.covers[a][r].is_empty() {
@@ -79,7 +80,7 @@ pub(crate) fn report(
     r: usize,
     lint: &crate::lint::Lint,
     what: &str,
-    gated: &[(u32, &Permission)],
+    gated: &[(ToolId, &Permission)],
 ) -> Diagnostic {
     let agent = &cx.policy.agents[a];
     let rule = &agent.rules[r];

@@ -6,6 +6,7 @@ use super::{
 };
 use crate::lint::cover::covers;
 use crate::lint::Context;
+use crate::program::ids::ToolId;
 use crate::resolve::{name_matches, CondTest, NamePattern, Policy, RuleDef, TargetDef};
 use crate::syntax::ast::Effect;
 
@@ -110,13 +111,16 @@ fn classify(
 ) -> Access {
     let policy = cx.policy;
     let catalog = policy.has_catalog();
-    if catalog {
+    // With a catalog, the columns are the policy's tools in order (a catalog too large to
+    // number is refused by the compiler before a matrix is drawn).
+    let id = ToolId::new(t).ok().filter(|_| catalog);
+    if let Some(id) = id {
         // The tool lookup comes before the permission gate.
         let same_name = policy.tools.iter().filter(|x| x.name == tool.name).count();
         if tool.server.is_none() && same_name > 1 {
             return Access::Never(Never::Ambiguous);
         }
-        if let Some(p) = cx.missing(a, t as u32) {
+        if let Some(p) = cx.missing(a, id) {
             return Access::Never(Never::PermissionMissing(p.to_string()));
         }
     }
@@ -125,7 +129,7 @@ fn classify(
         .filter(|&r| {
             let target = &agent.rules[r].target;
             if catalog {
-                cx.covers[a][r].binary_search(&(t as u32)).is_ok()
+                id.is_some_and(|id| cx.covers[a][r].binary_search(&id).is_ok())
             } else {
                 target_covers(target, tool)
             }
@@ -139,7 +143,7 @@ fn classify(
             .collect()
     };
     let (allows, denies) = (of(Effect::Allow), of(Effect::Deny));
-    let tools: Vec<u32> = if catalog { vec![t as u32] } else { Vec::new() };
+    let tools: Vec<ToolId> = id.into_iter().collect();
     let loc = |r: usize| relocate(RuleLoc::new(&agent.rules[r], &policy.sources));
 
     if let Some(&d) = denies
@@ -212,7 +216,7 @@ fn classify(
 
 /// True when a rule's conditions hold on every call to `tools` that passes the argument
 /// check: none, or only `present` on required arguments.
-fn holds_on_every_call(cx: &Context, tools: &[u32], rule: &RuleDef) -> bool {
+fn holds_on_every_call(cx: &Context, tools: &[ToolId], rule: &RuleDef) -> bool {
     rule.conditions
         .iter()
         .all(|c| matches!(c.test, CondTest::Present) && cx.always_present(tools, &c.path))
