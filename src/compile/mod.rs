@@ -81,7 +81,9 @@ fn too_large(e: IdOverflow) -> Diagnostics {
         Diagnostic::error(
             "toolgate::limit::table_size",
             Span::default(),
-            format!("the compiled policy would have {e}, more than its tables can number"),
+            format!(
+                "the compiled policy would have {e}; its tables number entries with 32-bit IDs"
+            ),
         )
         .with_help("split the policy into smaller ones"),
     );
