@@ -65,7 +65,7 @@ impl RuleIndex {
                 None => (None, String::new(), String::new()),
             };
             let keys: Vec<u32> = if cx.policy.has_catalog() {
-                cx.covers[a][s].clone()
+                cx.covers(a, s).to_vec()
             } else {
                 vec![index.name_key(&rule.target)]
             };
@@ -149,7 +149,7 @@ pub(crate) fn covers(cx: &mut Context, a: usize, r: usize, tools: &[u32], s: usi
     let agent = &cx.policy.agents[a];
     let (rr, ss) = (&agent.rules[r], &agent.rules[s]);
     if cx.policy.has_catalog() {
-        let cs = &cx.covers[a][s];
+        let cs = cx.covers(a, s);
         if !tools.iter().all(|t| cs.binary_search(t).is_ok()) {
             return false;
         }

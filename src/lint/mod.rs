@@ -40,12 +40,10 @@ pub mod rules;
 pub mod suppress;
 
 use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
-use crate::resolve::{
-    AgentDef, Grant, NamePattern, NameTest, Permission, Policy, ServerDef, TargetDef, ToolDef,
-};
+use crate::resolve::{AgentDef, Policy};
 use crate::source::Span;
 use lang::Langs;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// Where a lint is detected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,95 +144,21 @@ pub fn run(policy: &Policy, errors: &[Span]) -> Diagnostics {
     diags
 }
 
-/// Matches tool and server names against target parts, compiling each glob once.
-#[derive(Default)]
-pub(crate) struct NameMatcher {
-    globs: HashMap<String, NameTest>,
-}
-
-impl NameMatcher {
-    /// True when the pattern matches the name.
-    pub(crate) fn matches(&mut self, pattern: &NamePattern, name: &str) -> bool {
-        match pattern {
-            NamePattern::Any => true,
-            NamePattern::Literal(l) => l == name,
-            NamePattern::Glob { text, .. } => self
-                .globs
-                .entry(text.clone())
-                .or_insert_with(|| NameTest::new(pattern))
-                .is_match(name),
-        }
-    }
-
-    /// The catalog tools (indices into `tools`) a target covers.
-    pub(crate) fn covered(
-        &mut self,
-        servers: &[ServerDef],
-        tools: &[ToolDef],
-        by_name: Option<&HashMap<&str, Vec<u32>>>,
-        target: &TargetDef,
-    ) -> Vec<u32> {
-        let server_ok = |m: &mut NameMatcher, tool: &ToolDef| match (&target.server, tool.server) {
-            (None, _) => true,
-            (Some(_), None) => false,
-            (Some(p), Some(s)) => servers.get(s).is_some_and(|s| m.matches(p, &s.name)),
-        };
-        if let (NamePattern::Literal(name), Some(index)) = (&target.tool, by_name) {
-            let hits = index.get(name.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-            return hits
-                .iter()
-                .copied()
-                .filter(|&t| server_ok(self, &tools[t as usize]))
-                .collect();
-        }
-        (0..tools.len() as u32)
-            .filter(|&t| {
-                let tool = &tools[t as usize];
-                server_ok(self, tool) && self.matches(&target.tool, &tool.name)
-            })
-            .collect()
-    }
-}
-
-/// What every analysis shares: the policy, the tools each rule covers, compiled patterns.
+/// What every analysis shares: the policy (with the tools each rule covers, as resolved),
+/// compiled patterns.
 pub(crate) struct Context<'a> {
     /// The resolved policy.
     pub policy: &'a Policy,
     /// Compiled condition patterns.
     pub langs: Langs,
-    /// For each agent and rule, the catalog tools the target covers (empty without a catalog).
-    pub covers: Vec<Vec<Vec<u32>>>,
     /// For each agent and rule, true when the rule overlaps an error and is left alone.
     pub skip: Vec<Vec<bool>>,
     /// Allow rules found dead (`dead_allow`), not reported again as redundant.
     pub dead: HashSet<(usize, usize)>,
-    /// The agents' grant sets, for lookups.
-    granted: Vec<Vec<Grant>>,
 }
 
 impl<'a> Context<'a> {
     pub(crate) fn new(policy: &'a Policy, errors: &[Span]) -> Context<'a> {
-        let mut names = NameMatcher::default();
-        let mut by_name: HashMap<&str, Vec<u32>> = HashMap::new();
-        for (i, t) in policy.tools.iter().enumerate() {
-            by_name.entry(t.name.as_str()).or_default().push(i as u32);
-        }
-        let covers = policy
-            .agents
-            .iter()
-            .map(|a| {
-                a.rules
-                    .iter()
-                    .map(|r| {
-                        if policy.has_catalog() {
-                            names.covered(&policy.servers, &policy.tools, Some(&by_name), &r.target)
-                        } else {
-                            Vec::new()
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
         let overlaps = |s: Span| {
             errors.iter().any(|e| {
                 e.file == s.file
@@ -247,42 +171,27 @@ impl<'a> Context<'a> {
             .iter()
             .map(|a| a.rules.iter().map(|r| overlaps(r.span)).collect())
             .collect();
-        let granted = policy
-            .agents
-            .iter()
-            .map(|a| a.grants.iter().map(|(g, _)| g.clone()).collect())
-            .collect();
         Context {
             policy,
             langs: Langs::default(),
-            covers,
             skip,
             dead: HashSet::new(),
-            granted,
         }
     }
 
-    /// True when agent `a` is granted `p`.
-    pub fn is_granted(&self, a: usize, p: &Permission) -> bool {
-        self.granted[a].iter().any(|g| match g {
-            Grant::All => true,
-            Grant::Domain(d) => *d == p.domain,
-            Grant::Exact(e) => e == p,
-        })
-    }
-
-    /// The first permission tool `t` needs that agent `a` lacks.
-    pub fn missing(&self, a: usize, t: u32) -> Option<&'a Permission> {
-        let tool = &self.policy.tools[t as usize];
-        tool.needs.iter().find(|p| !self.is_granted(a, p))
+    /// The catalog tools rule `r` of agent `a` covers (sorted; empty without a catalog).
+    pub fn covers(&self, a: usize, r: usize) -> &'a [u32] {
+        let policy = self.policy;
+        let rule = policy.agents.get(a).and_then(|agent| agent.rules.get(r));
+        rule.map_or(&[], |rule| &rule.covers)
     }
 
     /// The tools rule `r` of agent `a` covers whose permission gate lets the agent through.
     pub fn reachable(&self, a: usize, r: usize) -> Vec<u32> {
-        self.covers[a][r]
+        self.covers(a, r)
             .iter()
             .copied()
-            .filter(|&t| self.missing(a, t).is_none())
+            .filter(|&t| self.policy.missing(a, t).is_none())
             .collect()
     }
 

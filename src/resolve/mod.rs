@@ -5,12 +5,14 @@
 pub mod arg_type;
 mod collision;
 pub mod ir;
+mod name_test;
 pub mod permission;
 pub mod suggest;
 pub mod test_case;
 
 pub use arg_type::{ArgType, BaseType};
 pub use ir::*;
+pub use name_test::{name_matches, NameTest};
 pub use permission::{parse_grant, parse_permission, Grant, Permission, PermissionError};
 pub use test_case::TestCase;
 
@@ -116,14 +118,11 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
         }
     }
     collision::check(&servers, &tools, &mut r.diags);
-    let mut by_name: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
-    for (i, tool) in tools.iter().enumerate() {
-        by_name.entry(tool.name.as_str()).or_default().push(i);
-    }
+    let tool_index = tools_by_name(&tools);
     let catalog = Catalog {
         servers: &servers,
         tools: &tools,
-        by_name,
+        by_name: &tool_index,
     };
     let mut agents: Vec<AgentDef> = Vec::new();
     let mut agent_index: HashMap<String, Span> = HashMap::new();
@@ -145,16 +144,56 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
             tools,
             agents,
             tests,
+            tool_index,
         },
         diags,
     )
+}
+
+/// Catalog tool indices by bare name (several when servers share a tool name).
+fn tools_by_name(tools: &[ToolDef]) -> rustc_hash::FxHashMap<String, Vec<u32>> {
+    let mut by_name: rustc_hash::FxHashMap<String, Vec<u32>> = Default::default();
+    for (i, tool) in (0u32..).zip(tools) {
+        by_name.entry(tool.name.clone()).or_default().push(i);
+    }
+    by_name
 }
 
 struct Catalog<'a> {
     servers: &'a [ServerDef],
     tools: &'a [ToolDef],
     /// Tool indexes by name, so a literal target is checked without a scan.
-    by_name: rustc_hash::FxHashMap<&'a str, Vec<usize>>,
+    by_name: &'a rustc_hash::FxHashMap<String, Vec<u32>>,
+}
+
+impl Catalog<'_> {
+    /// The catalog tools (sorted indices) a target covers: those of `servers` (any tool when
+    /// the target names no server) whose name its tool part matches.
+    fn covered(&self, target: &TargetDef, servers: &[Option<usize>]) -> Vec<u32> {
+        let in_scope = |t: u32| {
+            self.tools
+                .get(t as usize)
+                .is_some_and(|tool| target.server.is_none() || servers.contains(&tool.server))
+        };
+        match &target.tool {
+            NamePattern::Literal(name) => self
+                .by_name
+                .get(name.as_str())
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&t| in_scope(t))
+                .collect(),
+            pattern => {
+                let test = NameTest::new(pattern);
+                (0u32..)
+                    .zip(self.tools)
+                    .filter(|&(t, tool)| in_scope(t) && test.is_match(&tool.name))
+                    .map(|(t, _)| t)
+                    .collect()
+            }
+        }
+    }
 }
 
 struct Resolver<'s> {
@@ -350,6 +389,7 @@ impl Resolver<'_> {
             default: Effect::Deny,
             default_span: None,
             rules: Vec::new(),
+            gate: Vec::new(),
         };
         for stmt in a.stmts {
             match stmt {
@@ -388,6 +428,15 @@ impl Resolver<'_> {
                 }
             }
         }
+        def.gate = catalog
+            .tools
+            .iter()
+            .map(|tool| {
+                tool.needs
+                    .iter()
+                    .position(|p| !def.grants.iter().any(|(g, _)| g.allows(p)))
+            })
+            .collect();
         def
     }
 
@@ -405,7 +454,7 @@ impl Resolver<'_> {
                 );
             }
         }
-        let target = self.target(&rule.target, catalog)?;
+        let (target, covers) = self.target(&rule.target, catalog)?;
         let mut conditions = Vec::new();
         for c in &rule.conditions {
             if let CondOp::Glob(g) = &c.op {
@@ -421,6 +470,7 @@ impl Resolver<'_> {
             conditions,
             because: rule.because.map(|b| b.value),
             span: rule.span,
+            covers,
         })
     }
 
@@ -462,7 +512,9 @@ impl Resolver<'_> {
         }
     }
 
-    fn target(&mut self, t: &ast::Target, catalog: &Catalog) -> Option<TargetDef> {
+    /// The target of a rule, with the catalog tools it covers (sorted; empty without a
+    /// catalog). `None` when the rule is dropped (an error was reported).
+    fn target(&mut self, t: &ast::Target, catalog: &Catalog) -> Option<(TargetDef, Vec<u32>)> {
         let server = match &t.server {
             Some(s) => Some(self.name_pattern(s)?),
             None => None,
@@ -475,36 +527,19 @@ impl Resolver<'_> {
             span: t.span,
         };
         if catalog.tools.is_empty() {
-            return Some(def);
+            return Some((def, Vec::new()));
         }
         // With a catalog, literal names must exist; globs should match something.
         let server_ids = match self.target_servers(&def, t, catalog) {
             ServerScope::Servers(ids) => ids,
             ServerScope::Unknown => return None,
-            ServerScope::MatchesNothing => return Some(def),
+            ServerScope::MatchesNothing => return Some((def, Vec::new())),
         };
-        let in_scope = |tool: &&ToolDef| def.server.is_none() || server_ids.contains(&tool.server);
-        let any = match &def.tool {
-            NamePattern::Literal(name) => catalog
-                .by_name
-                .get(name.as_str())
-                .into_iter()
-                .flatten()
-                .filter_map(|&i| catalog.tools.get(i))
-                .any(|tool| in_scope(&tool)),
-            pattern => {
-                let tool_test = NameTest::new(pattern);
-                catalog
-                    .tools
-                    .iter()
-                    .filter(in_scope)
-                    .any(|tool| tool_test.is_match(&tool.name))
-            }
-        };
-        if !any && self.report_missing_tool(&def, t, catalog, &server_ids) {
+        let covers = catalog.covered(&def, &server_ids);
+        if covers.is_empty() && self.report_missing_tool(&def, t, catalog, &server_ids) {
             return None;
         }
-        Some(def)
+        Some((def, covers))
     }
 
     /// The servers a target's server part names (all declared ones when it names none).
@@ -773,65 +808,6 @@ impl Resolver<'_> {
                     self.permission_error(lit, err);
                 }
             }
-        }
-    }
-}
-
-/// True when a name pattern matches a name.
-///
-/// # Example
-///
-/// ```
-/// use toolgate::resolve::{name_matches, NamePattern};
-/// let glob = NamePattern::Glob { text: "git_*".into(), regex: "^git_.*$".into() };
-/// assert!(name_matches(&glob, "git_log"));
-/// assert!(!name_matches(&glob, "query"));
-/// ```
-pub fn name_matches(pattern: &NamePattern, name: &str) -> bool {
-    NameTest::new(pattern).is_match(name)
-}
-
-/// A name pattern compiled once, to test many names (catalog tools and servers).
-///
-/// # Example
-///
-/// ```
-/// use toolgate::resolve::{NamePattern, NameTest};
-/// let test = NameTest::new(&NamePattern::Glob { text: "git_*".into(), regex: "^git_.*$".into() });
-/// assert!(test.is_match("git_log") && !test.is_match("query"));
-/// ```
-#[derive(Debug, Clone)]
-pub enum NameTest {
-    /// `*`: any name.
-    Any,
-    /// An exact name.
-    Literal(String),
-    /// A glob over names (globset, `*` crosses everything: names have no separators).
-    Glob(globset::GlobMatcher),
-}
-
-impl NameTest {
-    /// Compiles a pattern. A glob that does not compile (the resolver reports it) matches
-    /// nothing.
-    pub fn new(pattern: &NamePattern) -> NameTest {
-        match pattern {
-            NamePattern::Any => NameTest::Any,
-            NamePattern::Literal(l) => NameTest::Literal(l.clone()),
-            NamePattern::Glob { text, .. } => globset::GlobBuilder::new(text)
-                .literal_separator(false)
-                .backslash_escape(true)
-                .build()
-                .map(|g| NameTest::Glob(g.compile_matcher()))
-                .unwrap_or(NameTest::Literal(String::new())),
-        }
-    }
-
-    /// True when the pattern matches the name.
-    pub fn is_match(&self, name: &str) -> bool {
-        match self {
-            NameTest::Any => true,
-            NameTest::Literal(l) => l == name,
-            NameTest::Glob(g) => g.is_match(name),
         }
     }
 }

@@ -120,7 +120,7 @@ fn declared_types(cx: &Context, tools: &[u32], arg: &str) -> Option<Vec<ArgType>
 pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
     for (a, agent) in cx.agents() {
         for (r, rule) in agent.rules.iter().enumerate() {
-            let covered = &cx.covers[a][r];
+            let covered = cx.covers(a, r);
             if cx.skip[a][r] || covered.is_empty() {
                 continue;
             }

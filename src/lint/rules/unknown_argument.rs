@@ -79,7 +79,7 @@ pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
     let policy = cx.policy;
     for (a, agent) in cx.agents() {
         for (r, rule) in agent.rules.iter().enumerate() {
-            let covered = &cx.covers[a][r];
+            let covered = cx.covers(a, r);
             if cx.skip[a][r] || covered.is_empty() {
                 continue;
             }
@@ -107,7 +107,7 @@ pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
                 if declared.contains(&arg.as_str()) {
                     continue;
                 }
-                let message = match covered.as_slice() {
+                let message = match covered {
                     [t] => format!(
                         "unknown argument `{arg}`: `{}` declares no such argument",
                         cx.tool_name(*t)

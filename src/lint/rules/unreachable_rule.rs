@@ -63,12 +63,12 @@ pub(crate) fn gated<'a>(
 ) -> Option<Vec<(u32, &'a Permission)>> {
     // With a refused grant, what the agent was meant to be granted is unknown: the error
     // on the grant is the finding.
-    if cx.policy.agents[a].invalid_grants || cx.skip[a][r] || cx.covers[a][r].is_empty() {
+    if cx.policy.agents[a].invalid_grants || cx.skip[a][r] || cx.covers(a, r).is_empty() {
         return None;
     }
-    cx.covers[a][r]
+    cx.covers(a, r)
         .iter()
-        .map(|&t| cx.missing(a, t).map(|p| (t, p)))
+        .map(|&t| cx.policy.missing(a, t).map(|p| (t, p)))
         .collect()
 }
 

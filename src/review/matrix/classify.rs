@@ -112,11 +112,10 @@ fn classify(
     let catalog = policy.has_catalog();
     if catalog {
         // The tool lookup comes before the permission gate.
-        let same_name = policy.tools.iter().filter(|x| x.name == tool.name).count();
-        if tool.server.is_none() && same_name > 1 {
+        if tool.server.is_none() && policy.tools_named(&tool.name).len() > 1 {
             return Access::Never(Never::Ambiguous);
         }
-        if let Some(p) = cx.missing(a, t as u32) {
+        if let Some(p) = policy.missing(a, t as u32) {
             return Access::Never(Never::PermissionMissing(p.to_string()));
         }
     }
@@ -125,7 +124,7 @@ fn classify(
         .filter(|&r| {
             let target = &agent.rules[r].target;
             if catalog {
-                cx.covers[a][r].binary_search(&(t as u32)).is_ok()
+                cx.covers(a, r).binary_search(&(t as u32)).is_ok()
             } else {
                 target_covers(target, tool)
             }
