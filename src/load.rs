@@ -1,7 +1,7 @@
 //! Reading policies: files and folders of `.policy` files into one merged policy, with the
 //! documented limits checked before parsing.
 
-use crate::diagnostic::{Diagnostic, Diagnostics, PolicyError, Severity};
+use crate::diagnostic::{code, Diagnostic, Diagnostics, PolicyError, Severity};
 use crate::engine::Engine;
 use crate::lint::suppress::Suppressions;
 use crate::resolve::{resolve, Policy};
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// let mut m = toolgate::source::SourceMap::new();
 /// m.add("big.policy", " ".repeat(toolgate::load::MAX_FILE_BYTES + 1));
 /// let (_, diags) = toolgate::load::policy_from_sources(m);
-/// assert_eq!(diags.iter().next().unwrap().code, "toolgate::limit::file_size");
+/// assert_eq!(diags.iter().next().unwrap().code, &code::LIMIT_FILE_SIZE);
 /// ```
 pub const MAX_FILE_BYTES: usize = 8 << 20;
 /// The deepest bracket nesting accepted in a policy file.
@@ -27,7 +27,7 @@ pub const MAX_FILE_BYTES: usize = 8 << 20;
 /// ```
 /// let deep = format!("tool t{}", "(".repeat(toolgate::load::MAX_NESTING + 1));
 /// let err = toolgate::load::engine_from_str("deep.policy", &deep).unwrap_err();
-/// assert_eq!(err.diagnostics.iter().next().unwrap().code, "toolgate::limit::nesting");
+/// assert_eq!(err.diagnostics.iter().next().unwrap().code, &code::LIMIT_NESTING);
 /// ```
 pub const MAX_NESTING: usize = 64;
 
@@ -202,8 +202,8 @@ pub fn check_sources(sources: SourceMap) -> (Policy, Diagnostics) {
 fn check_limits(id: FileId, text: &str) -> Option<Diagnostic> {
     if text.len() > MAX_FILE_BYTES {
         return Some(
-            Diagnostic::error(
-                "toolgate::limit::file_size",
+            Diagnostic::new(
+                &code::LIMIT_FILE_SIZE,
                 Span::new(id, 0, 0),
                 format!(
                     "file is {} bytes; the limit is {MAX_FILE_BYTES}",
@@ -236,8 +236,8 @@ fn check_limits(id: FileId, text: &str) -> Option<Diagnostic> {
                     depth += 1;
                     if depth > MAX_NESTING {
                         return Some(
-                            Diagnostic::error(
-                                "toolgate::limit::nesting",
+                            Diagnostic::new(
+                                &code::LIMIT_NESTING,
                                 Span::new(id, i, i + 1),
                                 format!("brackets nest deeper than {MAX_NESTING} levels"),
                             )
@@ -298,8 +298,8 @@ fn compile_engine(policy: &Policy) -> Result<Engine, Diagnostics> {
         let mut diags = Diagnostics::new();
         if let Some(file) = file {
             diags.push(
-                Diagnostic::error(
-                    "toolgate::internal_error",
+                Diagnostic::new(
+                    &code::INTERNAL_ERROR,
                     Span::new(file, 0, 0),
                     format!("the compiled policy failed its own validation: {e}"),
                 )
@@ -321,7 +321,7 @@ fn compile_engine(policy: &Policy) -> Result<Engine, Diagnostics> {
 /// let engine = toolgate::load::engine_from_str("inline.policy", "tool t\nagent a { allow t }").unwrap();
 /// assert!(engine.decide(&toolgate::Request::new("a", "t")).is_allowed());
 /// let err = toolgate::load::engine_from_str("bad.policy", "agent a { grant *:read }").unwrap_err();
-/// assert_eq!(err.diagnostics.iter().next().unwrap().code, "toolgate::wildcard_domain");
+/// assert_eq!(err.diagnostics.iter().next().unwrap().code, &code::WILDCARD_DOMAIN);
 /// ```
 pub fn engine_from_str(name: &str, text: &str) -> Result<Engine, PolicyError> {
     let mut sources = SourceMap::new();

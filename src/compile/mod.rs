@@ -5,7 +5,7 @@
 
 pub(crate) mod group;
 
-use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::diagnostic::{code, Diagnostic, Diagnostics};
 use crate::program::agent::AgentRt;
 use crate::program::bitset::BitSet;
 use crate::program::catalog::{Catalog, ToolRt};
@@ -183,11 +183,11 @@ fn rule_group(
                 .get(e.first_rule)
                 .map_or(agent.span, |(_, r)| r.span);
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     if e.error.too_large {
-                        "toolgate::automaton_too_large"
+                        &code::AUTOMATON_TOO_LARGE
                     } else {
-                        "toolgate::automaton_build"
+                        &code::AUTOMATON_BUILD
                     },
                     span,
                     format!(
@@ -312,11 +312,11 @@ fn target_matchers(
         match target_matcher(targets, &mut shared.automata, shared.limits) {
             Ok(t) => rt.targets = Some(t),
             Err(e) => diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     if e.too_large {
-                        "toolgate::automaton_too_large"
+                        &code::AUTOMATON_TOO_LARGE
                     } else {
-                        "toolgate::automaton_build"
+                        &code::AUTOMATON_BUILD
                     },
                     agent.span,
                     format!(

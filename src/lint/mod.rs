@@ -1,6 +1,7 @@
 //! Lints: what `toolgate check` finds in a policy beyond what makes it unloadable.
 //!
-//! Every diagnostic a lint can report is a [`Lint`] declared in its own file under
+//! Every diagnostic a lint can report is a [`Lint`] of a code declared in
+//! [`crate::diagnostic::code`], given its stage and documentation in its own file under
 //! [`rules`], whose doc comment (`## What it does`, `## Why is this bad?`, `## Example`,
 //! `Use instead:`) is also its user documentation: `docs/lints.md` is generated from those
 //! comments by [`registry::markdown`]. The [`registry`] lists every lint.
@@ -39,7 +40,7 @@ pub mod registry;
 pub mod rules;
 pub mod suppress;
 
-use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
+use crate::diagnostic::{Code, Diagnostic, Diagnostics, Severity};
 use crate::resolve::{AgentDef, Policy};
 use crate::source::Span;
 use lang::Langs;
@@ -56,7 +57,8 @@ pub enum Stage {
     Lint,
 }
 
-/// One lint: a stable code and its documentation.
+/// One lint: its code (declared in [`crate::diagnostic::code`]), where it is detected, and
+/// its documentation. `name`, `code`, `severity` and `summary` are the declaration's.
 #[derive(Debug)]
 pub struct Lint {
     /// The snake_case name used in `# toolgate: allow(<name>)`.
@@ -71,9 +73,24 @@ pub struct Lint {
     pub summary: &'static str,
     /// The rule file's doc comment (Markdown, one leading space per line as rustc keeps it).
     pub doc: &'static str,
+    /// The declaration of its code, which diagnostics of this lint are built from.
+    pub declared: &'static Code,
 }
 
 impl Lint {
+    /// The lint of a declared code.
+    pub const fn new(declared: &'static Code, stage: Stage, doc: &'static str) -> Lint {
+        Lint {
+            name: declared.name,
+            code: declared.code,
+            severity: declared.severity,
+            stage,
+            summary: declared.summary,
+            doc,
+            declared,
+        }
+    }
+
     /// The documentation with the leading space of each line removed.
     pub fn doc_text(&self) -> String {
         self.doc
@@ -93,26 +110,22 @@ impl Lint {
     }
 }
 
-/// Declares a lint: its doc comment becomes both the item's rustdoc and [`Lint::doc`].
+/// Declares a lint of a code of [`crate::diagnostic::code`]: its doc comment becomes both the
+/// item's rustdoc and [`Lint::doc`].
 macro_rules! declare_lint {
     (
         $(#[doc = $doc:literal])*
         $vis:vis static $ident:ident = {
-            name: $name:literal,
-            severity: $sev:ident,
-            stage: $stage:ident,
-            summary: $summary:literal $(,)?
+            code: $code:ident,
+            stage: $stage:ident $(,)?
         }
     ) => {
         $(#[doc = $doc])*
-        $vis static $ident: $crate::lint::Lint = $crate::lint::Lint {
-            name: $name,
-            code: concat!("toolgate::", $name),
-            severity: $crate::diagnostic::Severity::$sev,
-            stage: $crate::lint::Stage::$stage,
-            summary: $summary,
-            doc: concat!($($doc, "\n"),*),
-        };
+        $vis static $ident: $crate::lint::Lint = $crate::lint::Lint::new(
+            &$crate::diagnostic::code::$code,
+            $crate::lint::Stage::$stage,
+            concat!($($doc, "\n"),*),
+        );
     };
 }
 pub(crate) use declare_lint;
@@ -240,7 +253,7 @@ impl<'a> Context<'a> {
 /// A warning for `lint` at `span`.
 pub(crate) fn warning(lint: &Lint, span: Span, message: impl Into<String>) -> Diagnostic {
     debug_assert_eq!(lint.severity, Severity::Warning);
-    Diagnostic::warning(lint.code, span, message)
+    Diagnostic::new(lint.declared, span, message)
 }
 
 /// `a`, `a` and `b`, `a`, `b` and `c`.

@@ -16,7 +16,7 @@ pub use name_test::{name_matches, NameTest};
 pub use permission::{parse_grant, parse_permission, Grant, Permission, PermissionError};
 pub use test_case::TestCase;
 
-use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::diagnostic::{code, Diagnostic, Diagnostics};
 use crate::pattern::glob;
 use crate::source::{SourceMap, Span};
 use crate::syntax::ast::{self, AgentStmt, CondOp, Effect, Item};
@@ -110,7 +110,7 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
                 e.needs.as_ref().and_then(|n| n.last()),
             ) {
                 r.diags.push(
-                    Diagnostic::warning("toolgate::needs_ignored", first.span.to(last.span), "`needs` is ignored: the policy has a tool catalog")
+                    Diagnostic::new(&code::NEEDS_IGNORED, first.span.to(last.span), "`needs` is ignored: the policy has a tool catalog")
                         .with_label("ignored")
                         .with_help("with a catalog, a tool's permissions come from its declaration; remove `needs` from the expectation"),
                 );
@@ -204,7 +204,7 @@ struct Resolver<'s> {
 impl Resolver<'_> {
     fn duplicate(&mut self, what: &str, name: &ast::Name, first: Span) {
         self.diags.push(
-            Diagnostic::error("toolgate::duplicate_definition", name.span, format!("{what} `{}` is defined twice", name.text))
+            Diagnostic::new(&code::DUPLICATE_DEFINITION, name.span, format!("{what} `{}` is defined twice", name.text))
                 .with_label(format!("second definition of `{}`", name.text))
                 .with_related(first, "first defined here")
                 .with_help(format!("rename one of them or remove the duplicate; each {what} is defined once across all merged files")),
@@ -214,8 +214,8 @@ impl Resolver<'_> {
     fn check_name(&mut self, name: &ast::Name, what: &str) {
         if name.text.is_empty() {
             self.diags.push(
-                Diagnostic::error(
-                    "toolgate::empty_name",
+                Diagnostic::new(
+                    &code::EMPTY_NAME,
                     name.span,
                     format!("a {what} name cannot be empty"),
                 )
@@ -227,15 +227,15 @@ impl Resolver<'_> {
 
     fn permission_error(&mut self, lit: &ast::PermissionLit, e: PermissionError) {
         let code = match e {
-            PermissionError::WildcardDomain => "toolgate::wildcard_domain",
-            _ => "toolgate::invalid_permission",
+            PermissionError::WildcardDomain => &code::WILDCARD_DOMAIN,
+            _ => &code::INVALID_PERMISSION,
         };
         let label = match e {
             PermissionError::WildcardDomain => "a wildcard must not stand for the domain",
             _ => "not a valid permission",
         };
         self.diags.push(
-            Diagnostic::error(code, lit.span, e.message(&lit.text))
+            Diagnostic::new(code, lit.span, e.message(&lit.text))
                 .with_label(label)
                 .with_help(e.help()),
         );
@@ -281,8 +281,8 @@ impl Resolver<'_> {
         for lit in &t.needs {
             match parse_permission(&lit.text) {
                 Ok(p) if needs.contains(&p) => self.diags.push(
-                    Diagnostic::warning(
-                        "toolgate::duplicate_permission",
+                    Diagnostic::new(
+                        &code::DUPLICATE_PERMISSION,
                         lit.span,
                         format!("`{}` is listed twice", lit.text),
                     )
@@ -323,8 +323,8 @@ impl Resolver<'_> {
                 )
             };
             self.diags.push(
-                Diagnostic::error(
-                    "toolgate::unknown_type",
+                Diagnostic::new(
+                    &code::UNKNOWN_TYPE,
                     w.span,
                     format!("`{}` does not take an element type", w.text),
                 )
@@ -347,8 +347,8 @@ impl Resolver<'_> {
                     ),
                 };
                 self.diags.push(
-                    Diagnostic::error(
-                        "toolgate::unknown_type",
+                    Diagnostic::new(
+                        &code::UNKNOWN_TYPE,
                         last.span,
                         format!("unknown type `{name}`"),
                     )
@@ -364,8 +364,8 @@ impl Resolver<'_> {
             }
             _ => {
                 self.diags.push(
-                    Diagnostic::error(
-                        "toolgate::unknown_type",
+                    Diagnostic::new(
+                        &code::UNKNOWN_TYPE,
                         t.span,
                         format!(
                             "the type nests {arrays} arrays; at most {} are supported",
@@ -407,8 +407,8 @@ impl Resolver<'_> {
                 AgentStmt::Default(effect, span) => {
                     if let Some(first) = def.default_span {
                         self.diags.push(
-                            Diagnostic::error(
-                                "toolgate::duplicate_default",
+                            Diagnostic::new(
+                                &code::DUPLICATE_DEFAULT,
                                 span,
                                 format!("agent `{}` has a second `default`", def.name),
                             )
@@ -444,8 +444,8 @@ impl Resolver<'_> {
         if rule.effect == Effect::Allow {
             if let Some(b) = &rule.because {
                 self.diags.push(
-                    Diagnostic::error(
-                        "toolgate::because_on_allow",
+                    Diagnostic::new(
+                        &code::BECAUSE_ON_ALLOW,
                         b.span,
                         "`because` on an `allow` rule",
                     )
@@ -478,8 +478,8 @@ impl Resolver<'_> {
         if part.quoted {
             if part.text.is_empty() {
                 self.diags.push(
-                    Diagnostic::error(
-                        "toolgate::empty_name",
+                    Diagnostic::new(
+                        &code::EMPTY_NAME,
                         part.span,
                         "a target name cannot be empty",
                     )
@@ -503,7 +503,7 @@ impl Resolver<'_> {
             }),
             Err(e) => {
                 self.diags.push(
-                    Diagnostic::error("toolgate::invalid_glob", part.span, format!("invalid glob `{}`: {}", part.text, e.message))
+                    Diagnostic::new(&code::INVALID_GLOB, part.span, format!("invalid glob `{}`: {}", part.text, e.message))
                         .with_label("not a valid glob")
                         .with_help("target globs use `*`, `?` and `[...]` classes; quote a name to use it literally"),
                 );
@@ -561,8 +561,8 @@ impl Resolver<'_> {
                             "declare the server with `server NAME { tool ... }`, or fix the name",
                         );
                         self.diags.push(
-                            Diagnostic::error(
-                                "toolgate::unknown_server",
+                            Diagnostic::new(
+                                &code::UNKNOWN_SERVER,
                                 part.span,
                                 format!("unknown server `{name}`"),
                             )
@@ -585,8 +585,8 @@ impl Resolver<'_> {
                 );
                 if server_ids.is_empty() {
                     self.diags.push(
-                        Diagnostic::warning(
-                            "toolgate::target_matches_nothing",
+                        Diagnostic::new(
+                            &code::TARGET_MATCHES_NOTHING,
                             part.span,
                             format!("`{}` matches no declared server", part.text),
                         )
@@ -626,8 +626,8 @@ impl Resolver<'_> {
                 "declare the tool in the catalog, or fix the name",
             );
             self.diags.push(
-                Diagnostic::error(
-                    "toolgate::unknown_tool",
+                Diagnostic::new(
+                    &code::UNKNOWN_TOOL,
                     t.tool.span,
                     format!("unknown tool `{name}`{where_}"),
                 )
@@ -637,8 +637,8 @@ impl Resolver<'_> {
             return true;
         }
         self.diags.push(
-            Diagnostic::warning(
-                "toolgate::target_matches_nothing",
+            Diagnostic::new(
+                &code::TARGET_MATCHES_NOTHING,
                 t.tool.span,
                 format!("`{}` matches no declared tool{where_}", t.tool.text),
             )
@@ -651,8 +651,8 @@ impl Resolver<'_> {
     fn condition(&mut self, c: &ast::Condition) -> Option<CondDef> {
         if c.arg.segments.iter().any(|s| s.is_empty()) {
             self.diags.push(
-                Diagnostic::error(
-                    "toolgate::empty_name",
+                Diagnostic::new(
+                    &code::EMPTY_NAME,
                     c.arg.span,
                     "an argument name cannot be empty",
                 )
@@ -707,7 +707,7 @@ impl Resolver<'_> {
                 }
                 Err(e) => {
                     self.diags.push(
-                        Diagnostic::error("toolgate::invalid_glob", g.span, format!("invalid glob `{}`: {}", g.value, e.message))
+                        Diagnostic::new(&code::INVALID_GLOB, g.span, format!("invalid glob `{}`: {}", g.value, e.message))
                             .with_label("not a valid glob")
                             .with_help("globs use `*`, `**`, `?`, `[abc]`, `[!a]`, `{a,b}` and `\\` escapes; for a regex write re\"...\""),
                     );
@@ -749,8 +749,8 @@ impl Resolver<'_> {
         }
         if glob.starts_with('{') && glob[1..].split(',').any(|alt| alt.starts_with('/')) {
             self.diags.push(
-                Diagnostic::warning(
-                    "toolgate::alternatives_hide_path",
+                Diagnostic::new(
+                    &code::ALTERNATIVES_HIDE_PATH,
                     g.span,
                     format!("`{glob}` starts with alternatives, so it is a plain glob: values are not normalized"),
                 )
@@ -759,8 +759,8 @@ impl Resolver<'_> {
             );
         } else if effect == Effect::Allow && (glob.contains('/') || glob.contains("**")) {
             self.diags.push(
-                Diagnostic::warning(
-                    "toolgate::relative_glob_in_allow",
+                Diagnostic::new(
+                    &code::RELATIVE_GLOB_IN_ALLOW,
                     g.span,
                     format!("`{glob}` looks like a relative path, but plain globs are not normalized"),
                 )
@@ -769,8 +769,8 @@ impl Resolver<'_> {
             );
         } else if effect == Effect::Deny && (glob.contains('/') || glob.contains("**")) {
             self.diags.push(
-                Diagnostic::warning(
-                    "toolgate::relative_glob_in_deny",
+                Diagnostic::new(
+                    &code::RELATIVE_GLOB_IN_DENY,
                     g.span,
                     format!("`{glob}` looks like a path, but plain globs are compared as written"),
                 )
@@ -793,8 +793,8 @@ impl Resolver<'_> {
                         ),
                     );
                     self.diags.push(
-                        Diagnostic::error(
-                            "toolgate::unknown_reason",
+                        Diagnostic::new(
+                            &code::UNKNOWN_REASON,
                             reason.span,
                             format!("unknown reason `{}`", reason.text),
                         )
@@ -816,8 +816,8 @@ impl Resolver<'_> {
 /// A path pattern written out of normal form still works (it is matched in normal form), but
 /// the reader of the policy should see what it means.
 fn path_not_normal_warning(g: &ast::StrLit, normal: &str) -> Diagnostic {
-    Diagnostic::warning(
-        "toolgate::path_pattern_not_normal",
+    Diagnostic::new(
+        &code::PATH_PATTERN_NOT_NORMAL,
         g.span,
         format!("path pattern `{}` is not in normal form; it is matched as `{normal}`", g.value),
     )
@@ -833,8 +833,8 @@ fn invalid_shell_pattern(
     e: &crate::shell::PatternError,
     sources: &SourceMap,
 ) -> Diagnostic {
-    Diagnostic::error(
-        "toolgate::invalid_shell_pattern",
+    Diagnostic::new(
+        &code::INVALID_SHELL_PATTERN,
         literal_span(p, e.span.clone(), sources),
         format!("invalid shell pattern `{}`: {}", p.value, e.message),
     )
@@ -865,8 +865,8 @@ fn path_not_normalizable_error(
         Some(r) => literal_span(g, r.clone(), sources),
         None => g.span,
     };
-    Diagnostic::error(
-        "toolgate::path_not_normalizable",
+    Diagnostic::new(
+        &code::PATH_NOT_NORMALIZABLE,
         span,
         format!("path pattern `{}` cannot be normalized: {}", g.value, e.message),
     )
@@ -915,8 +915,8 @@ fn validate_regex(lit: &ast::StrLit, sources: &SourceMap) -> Result<(), Box<Diag
                 "regexes use Rust `regex` syntax; see docs/language.md"
             };
             Err(Box::new(
-                Diagnostic::error(
-                    "toolgate::invalid_regex",
+                Diagnostic::new(
+                    &code::INVALID_REGEX,
                     to_span(span.start.offset, span.end.offset),
                     format!("invalid regex: {message}"),
                 )

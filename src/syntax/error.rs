@@ -2,7 +2,7 @@
 //! "expected a condition after `and`", pointing at the token the parser stopped after.
 
 use super::parser::Rule;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{code, Diagnostic};
 use crate::source::{FileId, Span};
 
 /// Byte offsets of lines that start (in column 0) with a top-level keyword: the places where
@@ -75,7 +75,7 @@ pub fn friendly_parse_error(
     } else {
         (message, label)
     };
-    let mut d = Diagnostic::error("toolgate::syntax", span, message).with_label(label);
+    let mut d = Diagnostic::new(&code::SYNTAX, span, message).with_label(label);
     if prev.is_some() && !expected.is_empty() {
         d = d.with_related(
             Span::new(file, pos, (pos + found.1).min(text.len())),

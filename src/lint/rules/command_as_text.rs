@@ -38,10 +38,8 @@ declare_lint! {
     /// }
     /// ```
     pub static COMMAND_AS_TEXT = {
-        name: "command_as_text",
-        severity: Warning,
+        code: COMMAND_AS_TEXT,
         stage: Lint,
-        summary: "a shell command is judged as text (a glob, regex or `contains`) instead of parsed",
     }
 }
 

@@ -41,10 +41,8 @@ declare_lint! {
     /// }
     /// ```
     pub static CONDITION_TYPE_MISMATCH = {
-        name: "condition_type_mismatch",
-        severity: Warning,
+        code: CONDITION_TYPE_MISMATCH,
         stage: Lint,
-        summary: "a condition cannot apply to its argument's declared type",
     }
 }
 

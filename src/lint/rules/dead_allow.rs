@@ -40,10 +40,8 @@ declare_lint! {
     /// }
     /// ```
     pub static DEAD_ALLOW = {
-        name: "dead_allow",
-        severity: Warning,
+        code: DEAD_ALLOW,
         stage: Lint,
-        summary: "a `deny` of the same agent refuses every call an `allow` admits",
     }
 }
 

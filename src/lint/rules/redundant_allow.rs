@@ -39,10 +39,8 @@ declare_lint! {
     /// }
     /// ```
     pub static REDUNDANT_ALLOW = {
-        name: "redundant_allow",
-        severity: Warning,
+        code: REDUNDANT_ALLOW,
         stage: Lint,
-        summary: "another `allow` of the same agent already admits every call this one admits",
     }
 }
 

@@ -1,6 +1,6 @@
 //! `toolgate::unknown_argument` (an error reported by `check`)
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{code, Diagnostic};
 use crate::lint::{declare_lint, Context};
 use crate::resolve::suggest::did_you_mean;
 use crate::source::Span;
@@ -37,10 +37,8 @@ declare_lint! {
     /// }
     /// ```
     pub static UNKNOWN_ARGUMENT = {
-        name: "unknown_argument",
-        severity: Error,
+        code: UNKNOWN_ARGUMENT,
         stage: Lint,
-        summary: "a condition names an argument none of the targeted tools declares",
     }
 }
 
@@ -127,7 +125,7 @@ pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
                 };
                 let span = Span::new(c.span.file, c.span.start, c.span.start + path_len(&c.text));
                 out.push(
-                    Diagnostic::error(UNKNOWN_ARGUMENT.code, span, message)
+                    Diagnostic::new(&code::UNKNOWN_ARGUMENT, span, message)
                         .with_label("not a declared argument")
                         .with_help(help),
                 );

@@ -46,10 +46,8 @@ declare_lint! {
     /// }
     /// ```
     pub static UNREACHABLE_RULE = {
-        name: "unreachable_rule",
-        severity: Warning,
+        code: UNREACHABLE_RULE,
         stage: Lint,
-        summary: "every tool an `allow` rule targets needs a permission the agent is not granted",
     }
 }
 

@@ -34,10 +34,8 @@ declare_lint! {
     /// }
     /// ```
     pub static UNSATISFIABLE_CONDITION = {
-        name: "unsatisfiable_condition",
-        severity: Warning,
+        code: UNSATISFIABLE_CONDITION,
         stage: Lint,
-        summary: "no argument value satisfies a condition, or two conditions of an `allow` together",
     }
 }
 
