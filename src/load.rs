@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// let mut m = toolgate::source::SourceMap::new();
 /// m.add("big.policy", " ".repeat(toolgate::load::MAX_FILE_BYTES + 1));
 /// let (_, diags) = toolgate::load::policy_from_sources(m);
-/// assert_eq!(diags.iter().next().unwrap().code, &code::LIMIT_FILE_SIZE);
+/// assert_eq!(diags.iter().next().unwrap().code, "toolgate::limit::file_size");
 /// ```
 pub const MAX_FILE_BYTES: usize = 8 << 20;
 /// The deepest bracket nesting accepted in a policy file.
@@ -27,7 +27,7 @@ pub const MAX_FILE_BYTES: usize = 8 << 20;
 /// ```
 /// let deep = format!("tool t{}", "(".repeat(toolgate::load::MAX_NESTING + 1));
 /// let err = toolgate::load::engine_from_str("deep.policy", &deep).unwrap_err();
-/// assert_eq!(err.diagnostics.iter().next().unwrap().code, &code::LIMIT_NESTING);
+/// assert_eq!(err.diagnostics.iter().next().unwrap().code, "toolgate::limit::nesting");
 /// ```
 pub const MAX_NESTING: usize = 64;
 
@@ -321,7 +321,7 @@ fn compile_engine(policy: &Policy) -> Result<Engine, Diagnostics> {
 /// let engine = toolgate::load::engine_from_str("inline.policy", "tool t\nagent a { allow t }").unwrap();
 /// assert!(engine.decide(&toolgate::Request::new("a", "t")).is_allowed());
 /// let err = toolgate::load::engine_from_str("bad.policy", "agent a { grant *:read }").unwrap_err();
-/// assert_eq!(err.diagnostics.iter().next().unwrap().code, &code::WILDCARD_DOMAIN);
+/// assert_eq!(err.diagnostics.iter().next().unwrap().code, "toolgate::wildcard_domain");
 /// ```
 pub fn engine_from_str(name: &str, text: &str) -> Result<Engine, PolicyError> {
     let mut sources = SourceMap::new();
