@@ -1,3 +1,7 @@
+#![allow(
+    clippy::indexing_slicing,
+    reason = "compile creates every index it uses (rule, group, permission and tool IDs are positions in the tables it is building); `decide` turns a panic into an `internal_error` deny"
+)]
 //! Resolved policy to [`Program`], in named steps: intern the permissions, number the rules,
 //! build each agent's grant set and rule group, then either the catalog tables (the permission
 //! gate, visible tools and candidate rules of every (agent, catalog tool) pair) or, without a

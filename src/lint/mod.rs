@@ -199,6 +199,15 @@ impl<'a> Context<'a> {
         rule.map_or(&[], |rule| &rule.covers)
     }
 
+    /// True when rule `r` of agent `a` overlaps an error and is left alone (or is no rule).
+    pub fn skipped(&self, a: usize, r: usize) -> bool {
+        self.skip
+            .get(a)
+            .and_then(|rules| rules.get(r))
+            .copied()
+            .unwrap_or(true)
+    }
+
     /// The tools rule `r` of agent `a` covers whose permission gate lets the agent through.
     pub fn reachable(&self, a: usize, r: usize) -> Vec<u32> {
         self.covers(a, r)
@@ -210,7 +219,8 @@ impl<'a> Context<'a> {
 
     /// The name of a tool as messages show it.
     pub fn tool_name(&self, t: u32) -> String {
-        self.policy.tool_display(&self.policy.tools[t as usize])
+        let tool = self.policy.tools.get(t as usize);
+        tool.map_or_else(String::new, |tool| self.policy.tool_display(tool))
     }
 
     /// True when every call to any of `tools` carries argument `path` (a required argument
@@ -221,9 +231,10 @@ impl<'a> Context<'a> {
         };
         !tools.is_empty()
             && tools.iter().all(|&t| {
-                self.policy.tools[t as usize]
-                    .params
-                    .as_ref()
+                self.policy
+                    .tools
+                    .get(t as usize)
+                    .and_then(|tool| tool.params.as_ref())
                     .is_some_and(|ps| ps.iter().any(|p| p.name == *arg && !p.optional))
             })
     }
@@ -243,7 +254,7 @@ impl<'a> Context<'a> {
                 .iter()
                 .enumerate()
                 .filter(move |&(r, rule)| {
-                    rule.effect == crate::syntax::ast::Effect::Allow && !self.skip[a][r]
+                    rule.effect == crate::syntax::ast::Effect::Allow && !self.skipped(a, r)
                 })
                 .map(move |(_, rule)| (agent, rule))
         })

@@ -138,8 +138,9 @@ impl Suppressions {
                 // The statement: on this line if code precedes the comment, else on the next
                 // line that is neither blank nor only a comment.
                 let target_line = if line[..c].trim().is_empty() {
-                    lines[i + 1..]
+                    lines
                         .iter()
+                        .skip(i + 1)
                         .position(|(_, l)| {
                             let t = l.trim();
                             !t.is_empty() && !t.starts_with('#') && !t.starts_with("//")

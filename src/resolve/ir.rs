@@ -59,8 +59,8 @@ impl Policy {
     /// assert_eq!(p.tool_display(&p.tools[1]), "Bash");
     /// ```
     pub fn tool_display(&self, tool: &ToolDef) -> String {
-        match tool.server {
-            Some(s) => format!("{}.{}", self.servers[s].name, tool.name),
+        match tool.server.and_then(|s| self.servers.get(s)) {
+            Some(server) => format!("{}.{}", server.name, tool.name),
             None => tool.name.clone(),
         }
     }

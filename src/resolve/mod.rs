@@ -76,7 +76,9 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
                 Item::Server(s) => {
                     let id = match server_index.get(&s.name.text) {
                         Some(&id) => {
-                            r.duplicate("server", &s.name, servers[id].span);
+                            if let Some(first) = servers.get(id) {
+                                r.duplicate("server", &s.name, first.span);
+                            }
                             id
                         }
                         None => {

@@ -55,7 +55,7 @@ fn is_command(arg: &[String]) -> bool {
 pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
     for (a, agent) in cx.agents() {
         for (r, rule) in agent.rules.iter().enumerate() {
-            if cx.skip[a][r] {
+            if cx.skipped(a, r) {
                 continue;
             }
             for c in &rule.conditions {

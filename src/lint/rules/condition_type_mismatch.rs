@@ -101,7 +101,7 @@ impl Needs {
 fn declared_types(cx: &Context, tools: &[u32], arg: &str) -> Option<Vec<ArgType>> {
     let mut types: Vec<ArgType> = Vec::new();
     for &t in tools {
-        let params = cx.policy.tools[t as usize].params.as_ref()?;
+        let params = cx.policy.tools.get(t as usize)?.params.as_ref()?;
         if let Some(p) = params.iter().find(|p| p.name == arg) {
             if p.ty.is_any() {
                 return None;
@@ -119,7 +119,7 @@ pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
     for (a, agent) in cx.agents() {
         for (r, rule) in agent.rules.iter().enumerate() {
             let covered = cx.covers(a, r);
-            if cx.skip[a][r] || covered.is_empty() {
+            if cx.skipped(a, r) || covered.is_empty() {
                 continue;
             }
             for c in &rule.conditions {

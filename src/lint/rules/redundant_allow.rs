@@ -45,6 +45,10 @@ declare_lint! {
 }
 
 /// Runs the lint.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`first_covering` passes positions of an agent and two of its rules in `cx.policy`"
+)]
 pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
     first_covering(
         cx,

@@ -50,13 +50,14 @@ fn path_len(text: &str) -> usize {
     loop {
         if bytes.get(i) == Some(&b'"') {
             i += 1;
-            while i < bytes.len() && bytes[i] != b'"' {
-                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            while let Some(&c) = bytes.get(i).filter(|&&c| c != b'"') {
+                i += if c == b'\\' { 2 } else { 1 };
             }
             i = (i + 1).min(bytes.len());
         } else {
-            while i < bytes.len()
-                && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'-')
+            while bytes
+                .get(i)
+                .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
             {
                 i += 1;
             }
@@ -78,13 +79,12 @@ pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
     for (a, agent) in cx.agents() {
         for (r, rule) in agent.rules.iter().enumerate() {
             let covered = cx.covers(a, r);
-            if cx.skip[a][r] || covered.is_empty() {
+            if cx.skipped(a, r) || covered.is_empty() {
                 continue;
             }
             let mut declared: Vec<&str> = Vec::new();
-            let all_declare = covered
-                .iter()
-                .all(|&t| match &policy.tools[t as usize].params {
+            let all_declare = covered.iter().all(|&t| {
+                match policy.tools.get(t as usize).and_then(|t| t.params.as_ref()) {
                     Some(ps) => {
                         for p in ps {
                             if !declared.contains(&p.name.as_str()) {
@@ -94,7 +94,8 @@ pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
                         true
                     }
                     None => false,
-                });
+                }
+            });
             if !all_declare {
                 continue;
             }

@@ -54,6 +54,10 @@ declare_lint! {
 /// When every tool rule `r` of agent `a` covers is refused by the permission gate: each
 /// tool with its first missing permission. `None` when some tool gets through and when the
 /// policy has no catalog.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`a` and the rule indices are positions of an agent and its rules in `cx.policy`, as the callers enumerate them; `cx.skip` has the policy's shape"
+)]
 pub(crate) fn gated<'a>(
     cx: &Context<'a>,
     a: usize,
@@ -71,6 +75,10 @@ pub(crate) fn gated<'a>(
 }
 
 /// The diagnostic for a rule no call can reach.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`a` and the rule indices are positions of an agent and its rules in `cx.policy`, as the callers enumerate them; `cx.skip` has the policy's shape"
+)]
 pub(crate) fn report(
     cx: &Context,
     a: usize,

@@ -43,7 +43,10 @@ fn catalog_tools(policy: &Policy) -> Vec<MatrixTool> {
         .tools
         .iter()
         .map(|tool| MatrixTool {
-            server: tool.server.map(|s| policy.servers[s].name.clone()),
+            server: tool
+                .server
+                .and_then(|s| policy.servers.get(s))
+                .map(|s| s.name.clone()),
             name: tool.name.clone(),
             display: policy.tool_display(tool),
             required: tool.required_args(),
@@ -101,6 +104,10 @@ fn target_covers(target: &TargetDef, tool: &MatrixTool) -> bool {
 }
 
 /// The cell of agent `a` and tool `t`.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`a` enumerates `policy.agents` (`build`), and `r`, `d` the agent's rules"
+)]
 fn classify(
     cx: &mut Context,
     a: usize,
