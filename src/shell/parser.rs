@@ -210,6 +210,45 @@ fn in_table(table: &[bool; 256], c: u8) -> bool {
     table.get(usize::from(c)).copied().unwrap_or(false)
 }
 
+/// The length of the run of bytes in `table` that `bytes` starts with (four at a time while
+/// they all are).
+fn run_of(bytes: &[u8], table: &[bool; 256]) -> usize {
+    let mut len = 0;
+    for chunk in bytes.chunks_exact(4) {
+        let all = chunk.iter().fold(true, |all, &c| all & in_table(table, c));
+        if !all {
+            break;
+        }
+        len += 4;
+    }
+    let rest = bytes.get(len..).unwrap_or(&[]);
+    len + rest
+        .iter()
+        .position(|&c| !in_table(table, c))
+        .unwrap_or(rest.len())
+}
+
+/// Bytes that stand for themselves inside double quotes (ASCII, not a control character, not
+/// `"`, `\`, `$` or a backtick).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "indices below 128 and byte values in a 256-entry table"
+)]
+const QUOTED_PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 128 {
+        let b = c as u8;
+        t[c] = !is_control(b);
+        c += 1;
+    }
+    t[b'"' as usize] = false;
+    t[b'\\' as usize] = false;
+    t[b'$' as usize] = false;
+    t[b'`' as usize] = false;
+    t
+};
+
 fn is_meta(c: u8) -> bool {
     matches!(
         c,
@@ -217,7 +256,7 @@ fn is_meta(c: u8) -> bool {
     )
 }
 
-fn is_control(c: u8) -> bool {
+const fn is_control(c: u8) -> bool {
     (c < 0x20 && c != b'\t' && c != b'\n') || c == 0x7f
 }
 
@@ -639,10 +678,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                 // A run of characters with no meaning to the shell, copied at once.
                 let run = self.pos;
                 let rest = self.b.get(run..).unwrap_or(&[]);
-                let len = rest
-                    .iter()
-                    .position(|&c| !in_table(plain, c))
-                    .unwrap_or(rest.len());
+                let len = run_of(rest, plain);
                 self.pos = run + len;
                 w.push_str(self.src.get(run..self.pos).unwrap_or(""));
                 tilde_ok = matches!(rest.get(len.wrapping_sub(1)), Some(b'=' | b':'));
@@ -740,12 +776,10 @@ impl<'s, 'o> Parser<'s, 'o> {
     /// The word at the current position if it is made of plain bytes only ([`PLAIN_UNBRACED`]:
     /// no quote, escape, expansion, glob, brace or tilde), moving past it: its text is itself.
     /// None (and nothing read) for any other word.
+    #[inline]
     fn plain_word(&mut self) -> Option<&'s str> {
         let rest = self.b.get(self.pos..)?;
-        let len = rest
-            .iter()
-            .position(|&c| !in_table(&PLAIN_UNBRACED, c))
-            .unwrap_or(rest.len());
+        let len = run_of(rest, &PLAIN_UNBRACED);
         if len == 0 || rest.get(len).is_some_and(|&c| !is_meta(c)) {
             return None;
         }
@@ -828,6 +862,13 @@ impl<'s, 'o> Parser<'s, 'o> {
                 },
                 b'$' => self.dollar(w, kind, true)?,
                 b'`' => self.backticks(kind, true)?,
+                _ if in_table(&QUOTED_PLAIN, c) => {
+                    // A run of characters that stand for themselves, copied at once.
+                    let run = self.pos;
+                    let len = run_of(self.b.get(run..).unwrap_or(&[]), &QUOTED_PLAIN);
+                    self.pos = run + len;
+                    w.push_str(self.src.get(run..self.pos).unwrap_or(""));
+                }
                 _ => self.literal_char(w)?,
             }
         }

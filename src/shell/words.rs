@@ -136,6 +136,7 @@ impl Command {
         self.spans.get(i).map(|s| self.word(s))
     }
 
+    #[inline]
     fn word(&self, s: &Span) -> Word<'_> {
         match s.kind {
             WordKind::Literal => Word::Literal(
@@ -210,6 +211,7 @@ pub struct CommandView<'a> {
 }
 
 impl<'a> CommandView<'a> {
+    #[inline]
     fn spans(self) -> &'a [Span] {
         self.cmd.spans.get(self.from..).unwrap_or(&[])
     }
@@ -225,6 +227,7 @@ impl<'a> CommandView<'a> {
     }
 
     /// The word at `i` (counted from the view's first word), if any.
+    #[inline]
     pub fn get(self, i: usize) -> Option<Word<'a>> {
         let cmd = self.cmd;
         self.spans().get(i).map(|s| cmd.word(s))

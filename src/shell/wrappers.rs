@@ -473,16 +473,9 @@ pub static WRAPPERS: &[Wrapper] = &[
 ];
 
 /// The wrapper named `program` (compared by its last path component), if any.
+#[inline]
 pub fn find(program: &str) -> Option<&'static Wrapper> {
-    type Index = (NameFilter, FxHashMap<&'static str, &'static Wrapper>);
-    static BY_NAME: OnceLock<Index> = OnceLock::new();
-    let (filter, map) = BY_NAME.get_or_init(|| {
-        let mut filter = NameFilter::default();
-        for w in WRAPPERS {
-            filter.insert(w.name);
-        }
-        (filter, WRAPPERS.iter().map(|w| (w.name, w)).collect())
-    });
+    let (filter, map) = index();
     let base = basename(program);
     if !filter.may_contain(base) {
         return None;
@@ -490,7 +483,21 @@ pub fn find(program: &str) -> Option<&'static Wrapper> {
     map.get(base).copied()
 }
 
+/// The wrappers by name, and a filter of their names.
+fn index() -> &'static (NameFilter, FxHashMap<&'static str, &'static Wrapper>) {
+    type Index = (NameFilter, FxHashMap<&'static str, &'static Wrapper>);
+    static BY_NAME: OnceLock<Index> = OnceLock::new();
+    BY_NAME.get_or_init(|| {
+        let mut filter = NameFilter::default();
+        for w in WRAPPERS {
+            filter.insert(w.name);
+        }
+        (filter, WRAPPERS.iter().map(|w| (w.name, w)).collect())
+    })
+}
+
 /// The last path component of a command word (`/bin/rm` -> `rm`).
+#[inline]
 pub fn basename(program: &str) -> &str {
     match program.as_bytes().iter().rposition(|&b| b == b'/') {
         Some(i) => program.get(i + 1..).unwrap_or(program),
