@@ -43,4 +43,4 @@ pub use parser::{generous, strict, Generous, MAX_DEPTH};
 pub use pattern::{Pattern, PatternError};
 pub use set::{DenyMatches, Matches, PatternId, PatternSet};
 pub use unreadable::{Construct, Unreadable};
-pub use words::{Command, Word, WordKind};
+pub use words::{Command, CommandView, Word, WordKind};
