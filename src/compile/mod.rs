@@ -1,3 +1,7 @@
+#![allow(
+    clippy::indexing_slicing,
+    reason = "compile creates every index it uses (rule, group, permission and tool IDs are positions in the tables it is building); `decide` turns a panic into an `internal_error` deny"
+)]
 //! Resolved policy to [`Program`], in named steps: intern the permissions, number the rules,
 //! build each agent's grant set and rule group, then either the catalog tables (the permission
 //! gate, visible tools and candidate rules of every (agent, catalog tool) pair) or, without a
@@ -5,25 +9,22 @@
 
 pub(crate) mod group;
 
-use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::diagnostic::{code, Diagnostic, Diagnostics};
 use crate::program::agent::AgentRt;
 use crate::program::bitset::BitSet;
-use crate::program::catalog::{self, Catalog, ToolRt};
+use crate::program::catalog::{Catalog, ToolRt};
 use crate::program::csr::Csr;
 use crate::program::dfa::{DfaError, DfaLimits};
 use crate::program::group::Group;
-use crate::program::ids::{
-    self, AgentId, GroupId, IdOverflow, LocalRuleId, RuleId, ServerId, ToolId,
-};
+use crate::program::ids::{AgentId, GroupId, IdOverflow, LocalRuleId, RuleId, ServerId, ToolId};
 use crate::program::index::{Automata, PatternIndex};
 use crate::program::perms::{GrantSet, PermTable};
 use crate::program::rule::{RuleRef, RuleRt};
 use crate::program::target::TargetMatcher;
 use crate::program::Program;
-use crate::resolve::{AgentDef, Grant, NamePattern, NameTest, Policy, RuleDef};
+use crate::resolve::{AgentDef, Grant, NamePattern, Policy, RuleDef};
 use crate::source::Span;
 use crate::syntax::ast::Effect;
-use rustc_hash::FxHashMap;
 
 /// Compiles a resolved policy with the default size limits.
 pub fn compile(policy: &Policy) -> Result<Program, Diagnostics> {
@@ -78,8 +79,8 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Program
 fn too_large(e: IdOverflow) -> Diagnostics {
     let mut diags = Diagnostics::new();
     diags.push(
-        Diagnostic::error(
-            "toolgate::limit::table_size",
+        Diagnostic::new(
+            &code::LIMIT_TABLE_SIZE,
             Span::default(),
             format!(
                 "the compiled policy would have {e}; its tables number entries with 32-bit IDs"
@@ -214,11 +215,11 @@ fn rule_group(
         }) => {
             let span = members.get(first_rule).map_or(agent.span, |(_, r)| r.span);
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     if error.too_large {
-                        "toolgate::automaton_too_large"
+                        &code::AUTOMATON_TOO_LARGE
                     } else {
-                        "toolgate::automaton_build"
+                        &code::AUTOMATON_BUILD
                     },
                     span,
                     format!(
@@ -278,19 +279,30 @@ fn catalog_tables(
             })
         })
         .collect::<Result<Vec<ToolRt>, IdOverflow>>()?;
-    let by_name = catalog::by_name(&tools)?;
+    let by_name = policy
+        .tool_index
+        .iter()
+        .map(|(name, ts)| {
+            Ok((
+                name.clone(),
+                ts.iter().map(|&t| tool_id(t)).collect::<Result<_, _>>()?,
+            ))
+        })
+        .collect::<Result<_, IdOverflow>>()?;
     let servers: Vec<String> = policy.servers.iter().map(|s| s.name.clone()).collect();
     let n_tools = tools.len();
+    // The program numbers its tools as the resolved policy does (positions in
+    // `policy.tools`); a catalog past what a ToolId holds is refused here.
+    ToolId::new(n_tools.saturating_sub(1))?;
     let mut gate = Vec::with_capacity(agents.len() * n_tools);
-    for ((rt, agent), mine) in agents.iter_mut().zip(&policy.agents).zip(agent_rules) {
-        let per_tool = rules_per_tool(mine, &tools, &servers, &by_name)?;
+    let rows = agents.iter_mut().zip(&policy.agents).zip(agent_rules);
+    for (a, ((rt, agent), mine)) in rows.enumerate() {
+        let per_tool = rules_per_tool(mine, n_tools);
         let first_rule = mine.first().map_or(0, |(id, _)| id.index());
-        for (t, members) in per_tool.iter().enumerate() {
-            let missing = tools[t]
-                .needs
-                .iter()
-                .copied()
-                .find(|&p| !rt.grants.contains(perms, p));
+        for ((t, members), tool) in (0u32..).zip(&per_tool).zip(&tools) {
+            let missing = policy
+                .missing(a, t)
+                .and_then(|p| perms.id(&p.domain, &p.action));
             gate.push(missing);
             let locals = members
                 .iter()
@@ -303,16 +315,13 @@ fn catalog_tables(
                 .any(|(_, r)| r.effect == Effect::Deny && r.conditions.is_empty());
             // A host tool that shares its name with a server's tool cannot be called: a
             // request without a server is `ambiguous_tool`, and none can name the host.
-            let callable = tools[t].server.is_some()
-                || by_name
-                    .get(&tools[t].name)
-                    .is_some_and(|ids| ids.len() == 1);
+            let callable = tool.server.is_some() || policy.tools_named(&tool.name).len() == 1;
             if missing.is_none()
                 && callable
                 && (targeted_by_allow || agent.default == Effect::Allow)
                 && !removed
             {
-                rt.visible.push(ToolId::new(t)?);
+                rt.visible.push(tool_id(t)?);
             }
         }
     }
@@ -325,35 +334,23 @@ fn catalog_tables(
     })
 }
 
-/// Inverts rule -> targeted tools into tool -> rules, source order kept.
-fn rules_per_tool<'p>(
-    mine: &AgentRules<'p>,
-    tools: &[ToolRt],
-    servers: &[String],
-    by_name: &FxHashMap<String, Vec<ToolId>>,
-) -> Result<Vec<AgentRules<'p>>, IdOverflow> {
-    let mut per_tool: Vec<AgentRules<'p>> = vec![Vec::new(); tools.len()];
+/// Inverts rule -> covered tools (computed by resolve) into tool -> rules, source order kept.
+fn rules_per_tool<'p>(mine: &AgentRules<'p>, n_tools: usize) -> Vec<AgentRules<'p>> {
+    let mut per_tool: Vec<AgentRules<'p>> = vec![Vec::new(); n_tools];
     for &(id, rule) in mine {
-        let server_test = rule.target.server.as_ref().map(NameTest::new);
-        let tool_test = NameTest::new(&rule.target.tool);
-        let candidates: Vec<ToolId> = match &tool_test {
-            NameTest::Literal(l) => by_name.get(l).cloned().unwrap_or_default(),
-            _ => ids::all::<ToolId>(tools.len())?
-                .filter(|&t| tool_test.is_match(&tools[t.index()].name))
-                .collect(),
-        };
-        for t in candidates {
-            let server_ok = match (&server_test, tools[t.index()].server) {
-                (None, _) => true,
-                (Some(test), Some(s)) => test.is_match(&servers[s.index()]),
-                (Some(_), None) => false,
-            };
-            if server_ok {
-                per_tool[t.index()].push((id, rule));
+        for &t in &rule.covers {
+            if let Some(rules) = per_tool.get_mut(t as usize) {
+                rules.push((id, rule));
             }
         }
     }
-    Ok(per_tool)
+    per_tool
+}
+
+/// The program's ID of a catalog tool the resolved policy numbers `t` (the same position in
+/// the same order), checked.
+fn tool_id(t: u32) -> Result<ToolId, IdOverflow> {
+    ToolId::new(t as usize)
 }
 
 /// Step 5 (without a catalog): each agent's rule targets, compiled for matching the request's
@@ -370,11 +367,11 @@ fn target_matchers(
         match target_matcher(targets, &mut shared.automata, shared.limits) {
             Ok(t) => rt.targets = Some(t),
             Err(e) => diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     if e.too_large {
-                        "toolgate::automaton_too_large"
+                        &code::AUTOMATON_TOO_LARGE
                     } else {
-                        "toolgate::automaton_build"
+                        &code::AUTOMATON_BUILD
                     },
                     agent.span,
                     format!(

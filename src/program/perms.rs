@@ -109,14 +109,6 @@ pub(crate) struct GrantSet {
 }
 
 impl GrantSet {
-    /// Membership of an interned permission: constant time.
-    #[inline]
-    pub(crate) fn contains(&self, perms: &PermTable, p: PermId) -> bool {
-        self.all
-            || self.exact.contains(p.index())
-            || self.domains.contains(perms.domain_of[p.index()].index())
-    }
-
     /// Membership of any permission, interned or not (policies without a catalog).
     pub(crate) fn contains_permission(&self, perms: &PermTable, p: &Permission) -> bool {
         if self.all {

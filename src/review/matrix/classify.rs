@@ -6,7 +6,6 @@ use super::{
 };
 use crate::lint::cover::covers;
 use crate::lint::Context;
-use crate::program::ids::ToolId;
 use crate::resolve::{name_matches, CondTest, NamePattern, Policy, RuleDef, TargetDef};
 use crate::syntax::ast::Effect;
 
@@ -44,7 +43,10 @@ fn catalog_tools(policy: &Policy) -> Vec<MatrixTool> {
         .tools
         .iter()
         .map(|tool| MatrixTool {
-            server: tool.server.map(|s| policy.servers[s].name.clone()),
+            server: tool
+                .server
+                .and_then(|s| policy.servers.get(s))
+                .map(|s| s.name.clone()),
             name: tool.name.clone(),
             display: policy.tool_display(tool),
             required: tool.required_args(),
@@ -102,6 +104,10 @@ fn target_covers(target: &TargetDef, tool: &MatrixTool) -> bool {
 }
 
 /// The cell of agent `a` and tool `t`.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`a` enumerates `policy.agents` (`build`), and `r`, `d` the agent's rules"
+)]
 fn classify(
     cx: &mut Context,
     a: usize,
@@ -111,16 +117,15 @@ fn classify(
 ) -> Access {
     let policy = cx.policy;
     let catalog = policy.has_catalog();
-    // With a catalog, the columns are the policy's tools in order (a catalog too large to
-    // number is refused by the compiler before a matrix is drawn).
-    let id = ToolId::new(t).ok().filter(|_| catalog);
+    // With a catalog, the columns are the policy's tools in order, numbered as resolve numbers
+    // them (a catalog too large to number is refused by the compiler before a matrix is drawn).
+    let id = u32::try_from(t).ok().filter(|_| catalog);
     if let Some(id) = id {
         // The tool lookup comes before the permission gate.
-        let same_name = policy.tools.iter().filter(|x| x.name == tool.name).count();
-        if tool.server.is_none() && same_name > 1 {
+        if tool.server.is_none() && policy.tools_named(&tool.name).len() > 1 {
             return Access::Never(Never::Ambiguous);
         }
-        if let Some(p) = cx.missing(a, id) {
+        if let Some(p) = policy.missing(a, id) {
             return Access::Never(Never::PermissionMissing(p.to_string()));
         }
     }
@@ -129,7 +134,7 @@ fn classify(
         .filter(|&r| {
             let target = &agent.rules[r].target;
             if catalog {
-                id.is_some_and(|id| cx.covers[a][r].binary_search(&id).is_ok())
+                id.is_some_and(|id| cx.covers(a, r).binary_search(&id).is_ok())
             } else {
                 target_covers(target, tool)
             }
@@ -143,7 +148,7 @@ fn classify(
             .collect()
     };
     let (allows, denies) = (of(Effect::Allow), of(Effect::Deny));
-    let tools: Vec<ToolId> = id.into_iter().collect();
+    let tools: Vec<u32> = id.into_iter().collect();
     let loc = |r: usize| relocate(RuleLoc::new(&agent.rules[r], &policy.sources));
 
     if let Some(&d) = denies
@@ -216,7 +221,7 @@ fn classify(
 
 /// True when a rule's conditions hold on every call to `tools` that passes the argument
 /// check: none, or only `present` on required arguments.
-fn holds_on_every_call(cx: &Context, tools: &[ToolId], rule: &RuleDef) -> bool {
+fn holds_on_every_call(cx: &Context, tools: &[u32], rule: &RuleDef) -> bool {
     rule.conditions
         .iter()
         .all(|c| matches!(c.test, CondTest::Present) && cx.always_present(tools, &c.path))
