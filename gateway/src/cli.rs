@@ -214,7 +214,11 @@ pub fn main_with(cli: Cli) -> i32 {
     match cli.command {
         Command::Keys { action } => run_keys(action),
         command => {
-            let rt = match tokio::runtime::Builder::new_multi_thread()
+            // One thread runs every task. A call passes through several tasks (the connection,
+            // rmcp's session worker and handler, the upstream client): on one thread each
+            // hand-over is a queue push, not a cross-thread wake-up (futex, another core's
+            // cache). Blocking work (argon2, reloads) runs on the blocking pool, off this thread.
+            let rt = match tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
             {

@@ -51,6 +51,7 @@ struct RawUpstream {
     command: Option<Vec<String>>,
     url: Option<String>,
     token_env: Option<String>,
+    ca_file: Option<PathBuf>,
     #[serde(default)]
     env: BTreeMap<String, String>,
 }
@@ -71,6 +72,9 @@ pub enum UpstreamSpec {
         url: String,
         /// The environment variable that holds the bearer token sent upstream, if any.
         token_env: Option<String>,
+        /// A PEM file of extra certificate authorities trusted for an `https://` URL, beside
+        /// the system's roots.
+        ca_file: Option<PathBuf>,
     },
 }
 
@@ -242,10 +246,15 @@ impl Config {
                             "`{shown}`: `upstream.{name}.command` must name a program"
                         )));
                     }
-                    if up.token_env.is_some() {
-                        return Err(ConfigError(format!(
-                            "`{shown}`: `upstream.{name}.token_env` applies only to a `url` upstream"
-                        )));
+                    for (key, set) in [
+                        ("token_env", up.token_env.is_some()),
+                        ("ca_file", up.ca_file.is_some()),
+                    ] {
+                        if set {
+                            return Err(ConfigError(format!(
+                                "`{shown}`: `upstream.{name}.{key}` applies only to a `url` upstream"
+                            )));
+                        }
                     }
                     UpstreamSpec::Stdio {
                         command,
@@ -258,9 +267,15 @@ impl Config {
                             "`{shown}`: `upstream.{name}.url` must start with `http://` or `https://`, not `{url}`"
                         )));
                     }
+                    if up.ca_file.is_some() && !url.starts_with("https://") {
+                        return Err(ConfigError(format!(
+                            "`{shown}`: `upstream.{name}.ca_file` applies only to an `https://` url"
+                        )));
+                    }
                     UpstreamSpec::Http {
                         url,
                         token_env: up.token_env,
+                        ca_file: up.ca_file.as_deref().map(resolve),
                     }
                 }
                 _ => {
@@ -351,9 +366,33 @@ token_env = "SEARCH_TOKEN"
             c.upstreams["search"],
             UpstreamSpec::Http {
                 url: "http://127.0.0.1:9000/mcp".into(),
-                token_env: Some("SEARCH_TOKEN".into())
+                token_env: Some("SEARCH_TOKEN".into()),
+                ca_file: None,
             }
         );
+    }
+
+    #[test]
+    fn a_ca_file_is_resolved_and_only_for_https_urls() {
+        let c = parse(
+            "policy = \"p\"\nkeys = \"k\"\n[upstream.a]\nurl = \"https://h/mcp\"\nca_file = \"ca.pem\"\n",
+        )
+        .unwrap();
+        assert!(matches!(
+            &c.upstreams["a"],
+            UpstreamSpec::Http { ca_file: Some(f), .. } if f == Path::new("/etc/tg/ca.pem")
+        ));
+        let plain = parse(
+            "policy = \"p\"\nkeys = \"k\"\n[upstream.a]\nurl = \"http://h/mcp\"\nca_file = \"ca.pem\"\n",
+        );
+        assert!(plain.unwrap_err().0.contains("only to an `https://` url"));
+        let stdio = parse(
+            "policy = \"p\"\nkeys = \"k\"\n[upstream.a]\ncommand = [\"x\"]\nca_file = \"ca.pem\"\n",
+        );
+        assert!(stdio
+            .unwrap_err()
+            .0
+            .contains("`upstream.a.ca_file` applies only"));
     }
 
     #[test]

@@ -4,14 +4,19 @@
 //! the server is unavailable; the gateway itself never exits because an upstream did.
 
 use std::collections::HashSet;
+use std::error::Error as _;
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arc_swap::{ArcSwap, ArcSwapOption};
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
+use rmcp::service::ClientInitializeError;
 use rmcp::service::{Peer, RoleClient, RunningService};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransportConfig, StreamableHttpError,
+};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ServiceExt;
 use serde_json::json;
@@ -82,6 +87,92 @@ impl CallFailure {
     }
 }
 
+/// How long connecting to an HTTP upstream (TCP and the TLS handshake) may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Most redirects one request to an HTTP upstream follows.
+const MAX_REDIRECTS: usize = 10;
+
+/// The HTTP client for a `url` upstream: rustls, with the system's trusted roots plus, for
+/// `ca_file`, every certificate in that PEM file. Otherwise as rmcp's own default client: no
+/// idle connection pool, and only same-origin 307/308 redirects followed (they keep the
+/// method and body; any other redirect would lose the message or send the upstream token to
+/// another origin).
+///
+/// # Errors
+///
+/// Why the CA file cannot be read or holds no certificate, or why the client cannot be built.
+pub fn http_client(ca_file: Option<&Path>) -> Result<reqwest::Client, String> {
+    let redirects = reqwest::redirect::Policy::custom(|attempt| {
+        let keeps_body = matches!(
+            attempt.status(),
+            reqwest::StatusCode::TEMPORARY_REDIRECT | reqwest::StatusCode::PERMANENT_REDIRECT
+        );
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if !keeps_body || !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+        } else {
+            attempt.follow()
+        }
+    });
+    let mut builder = reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .pool_max_idle_per_host(0)
+        .redirect(redirects);
+    if let Some(path) = ca_file {
+        let shown = path.display();
+        let pem = std::fs::read(path).map_err(|e| format!("cannot read ca_file `{shown}`: {e}"))?;
+        let certs = reqwest::Certificate::from_pem_bundle(&pem)
+            .map_err(|e| format!("ca_file `{shown}` is not PEM: {}", error_chain(&e)))?;
+        if certs.is_empty() {
+            return Err(format!("ca_file `{shown}` holds no certificate"));
+        }
+        builder = builder.tls_certs_merge(certs);
+    }
+    builder
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {}", error_chain(&e)))
+}
+
+/// Why an HTTP upstream's handshake failed, down to the HTTP client's innermost cause, so a
+/// TLS failure names its reason (`invalid peer certificate: UnknownIssuer`) and not only
+/// "error sending request". rmcp's transport error does not expose the client error as its
+/// source, so it is looked for inside.
+fn initialize_error(e: &ClientInitializeError) -> String {
+    if let ClientInitializeError::TransportError { error, .. } = e {
+        if let Some(StreamableHttpError::Client(client)) = error
+            .error
+            .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+        {
+            return causes(e.to_string(), client.source());
+        }
+    }
+    error_chain(e)
+}
+
+/// An error with its causes, `outer: inner: innermost`.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    causes(e.to_string(), e.source())
+}
+
+/// `text` followed by each cause in the chain from `source` that it does not already say.
+fn causes(mut text: String, mut source: Option<&(dyn std::error::Error + 'static)>) -> String {
+    while let Some(cause) = source {
+        let next = cause.to_string();
+        if !text.contains(&next) {
+            text.push_str(": ");
+            text.push_str(&next);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 /// A started session, whichever transport it runs on.
 type Session = RunningService<RoleClient, ()>;
 
@@ -125,7 +216,12 @@ impl Upstream {
                 let session = ().serve(proc).await.map_err(|e| format!("initialize failed: {e}"))?;
                 (session, pid)
             }
-            UpstreamSpec::Http { url, token_env } => {
+            UpstreamSpec::Http {
+                url,
+                token_env,
+                ca_file,
+            } => {
+                let client = http_client(ca_file.as_deref())?;
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
                 if let Some(var) = token_env {
                     let token = std::env::var(var).map_err(|_| {
@@ -133,11 +229,11 @@ impl Upstream {
                     })?;
                     config = config.auth_header(token);
                 }
-                let transport = StreamableHttpClientTransport::from_config(config);
-                let session =
-                    ().serve(transport)
-                        .await
-                        .map_err(|e| format!("initialize failed: {e}"))?;
+                let transport = StreamableHttpClientTransport::with_client(client, config);
+                let session = ()
+                    .serve(transport)
+                    .await
+                    .map_err(|e| format!("initialize failed: {}", initialize_error(&e)))?;
                 (session, None)
             }
         };

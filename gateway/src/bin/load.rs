@@ -2,9 +2,10 @@
 //!
 //! It runs N `tools/call` to a trivial stdio upstream (this same executable started with
 //! `--upstream`) directly, then the same N through a `toolgate-gateway` process (found beside
-//! this executable) in front of the same upstream, one call at a time, and reports p50/p99
-//! latency of both, the latency the gateway adds, calls/s, the gateway's resident memory before
-//! and after the run, and the policy decision's share of the added latency (from the decision
+//! this executable) in front of the same upstream, one call at a time, once per protocol
+//! revision (a 2025-11-25 session, then sessionless 2026-07-28), and reports p50/p99 latency
+//! of each, the latency the gateway adds, calls/s, the gateway's resident memory before and
+//! after the runs, and the policy decision's share of the added latency (from the decision
 //! log's `decision_us`). `--check` makes it exit 1 on any error or on memory growth.
 
 use std::path::Path;
@@ -14,12 +15,14 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{
+    ClientLifecycleMode, ClientServiceExt, ErrorData, RoleServer, ServerHandler, ServiceExt,
+};
 
 /// The most a `--check` run lets the gateway's resident memory grow, in KiB.
 const MAX_GROWTH_KIB: u64 = 8 * 1024;
@@ -213,81 +216,116 @@ async fn bench_in(args: &Args, me: &Path, gateway_exe: &Path, dir: &Path) -> Res
         .spawn()
         .map_err(|e| format!("cannot start the gateway: {e}"))?;
     let gw_pid = gw.id();
+    let revisions = [
+        ("2025-11-25", ClientLifecycleMode::Initialize),
+        (
+            "2026-07-28",
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        ),
+    ];
     let outcome = async {
         let url = format!("http://127.0.0.1:{port}/mcp");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let client = loop {
-            let http = reqwest::Client::builder()
-                .build()
-                .map_err(|e| e.to_string())?;
-            let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                .auth_header(key.clone());
-            let transport = StreamableHttpClientTransport::with_client(http, config);
-            match ().serve(transport).await {
-                Ok(c) => {
-                    let listed = c
-                        .peer()
-                        .list_all_tools()
-                        .await
-                        .map(|t| t.len())
-                        .unwrap_or(0);
-                    if listed == 1 {
-                        break c;
-                    }
-                    let _ = c.cancel().await;
-                }
-                Err(e) if Instant::now() > deadline => {
-                    return Err(format!("cannot reach the gateway: {e}"))
-                }
-                Err(_) => {}
-            }
-            if Instant::now() > deadline {
-                return Err("the gateway did not list the upstream's tool within 30 s".to_string());
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        };
-        run_calls(client.peer(), warmup).await;
-        let rss_before = rss_kib(gw_pid);
-        let (g_lat, g_err, g_secs) = run_calls(client.peer(), args.calls).await;
+        let mut runs = Vec::new();
+        let mut rss_before = None;
+        for (name, lifecycle) in revisions {
+            let client = connect(&url, &key, lifecycle).await?;
+            run_calls(client.peer(), warmup).await;
+            // Memory is compared from the end of the first warm-up, when the gateway has
+            // started its upstream and served calls.
+            rss_before.get_or_insert_with(|| rss_kib(gw_pid));
+            let (lat, err, secs) = run_calls(client.peer(), args.calls).await;
+            let _ = client.cancel().await;
+            runs.push((name, lat, err, secs));
+        }
         let rss_after = rss_kib(gw_pid);
-        let _ = client.cancel().await;
-        Ok::<_, String>((g_lat, g_err, g_secs, rss_before, rss_after))
+        Ok::<_, String>((runs, rss_before.unwrap_or(0), rss_after))
     }
     .await;
     let _ = gw.kill();
     let _ = gw.wait();
-    let (mut g_lat, g_err, g_secs, rss_before, rss_after) = outcome?;
+    let (runs, rss_before, rss_after) = outcome?;
 
-    let mut decision_us: Vec<f64> = std::fs::read_to_string(dir.join("decisions.log"))
+    // The decision log holds each revision's warm-up calls, then its measured calls.
+    let all_decision_us: Vec<f64> = std::fs::read_to_string(dir.join("decisions.log"))
         .unwrap_or_default()
         .lines()
-        .skip(warmup)
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter_map(|v| v["decision_us"].as_f64())
         .collect();
-    decision_us.sort_by(f64::total_cmp);
 
     println!(
-        "toolgate-gateway load: {} sequential tools/call on loopback after {warmup} warm-up calls",
+        "toolgate-gateway load: {} sequential tools/call on loopback after {warmup} warm-up calls, per protocol revision",
         args.calls
     );
     let (d50, d99) = summary("direct", &mut d_lat, d_err, d_secs);
-    let (g50, g99) = summary("gateway", &mut g_lat, g_err, g_secs);
-    let dec50 = percentile(&decision_us, 0.5);
-    let added50 = g50 - d50;
-    println!("added    p50={added50:.1}us p99={:.1}us", g99 - d99);
-    println!(
-        "decision p50={dec50:.2}us p99={:.2}us ({:.1}% of the added p50)",
-        percentile(&decision_us, 0.99),
-        100.0 * dec50 / added50.max(f64::MIN_POSITIVE)
-    );
+    let mut errors = d_err;
+    for (i, (name, mut lat, err, secs)) in runs.into_iter().enumerate() {
+        errors += err;
+        let (g50, g99) = summary(&format!("gateway {name}"), &mut lat, err, secs);
+        let added50 = g50 - d50;
+        println!("added {name} p50={added50:.1}us p99={:.1}us", g99 - d99);
+        let first = i * (warmup + args.calls) + warmup;
+        let mut decision_us: Vec<f64> = all_decision_us
+            .iter()
+            .skip(first)
+            .take(args.calls)
+            .copied()
+            .collect();
+        decision_us.sort_by(f64::total_cmp);
+        let dec50 = percentile(&decision_us, 0.5);
+        println!(
+            "decision {name} p50={dec50:.2}us p99={:.2}us ({:.1}% of the added p50)",
+            percentile(&decision_us, 0.99),
+            100.0 * dec50 / added50.max(f64::MIN_POSITIVE)
+        );
+    }
     let growth = rss_after.saturating_sub(rss_before);
     println!("gateway rss before={rss_before}KiB after={rss_after}KiB growth={growth}KiB");
-    let ok = d_err == 0 && g_err == 0 && growth <= MAX_GROWTH_KIB;
+    let ok = errors == 0 && growth <= MAX_GROWTH_KIB;
     if args.check && !ok {
-        eprintln!("error: load check failed (errors direct={d_err} gateway={g_err}, growth {growth} KiB, limit {MAX_GROWTH_KIB} KiB)");
+        eprintln!("error: load check failed ({errors} errors, growth {growth} KiB, limit {MAX_GROWTH_KIB} KiB)");
     }
     Ok(ok || !args.check)
+}
+
+/// A client of the gateway in the given revision, once the gateway lists the upstream's tool.
+async fn connect(
+    url: &str,
+    key: &str,
+    lifecycle: ClientLifecycleMode,
+) -> Result<rmcp::service::RunningService<rmcp::RoleClient, ()>, String> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|e| e.to_string())?;
+        let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(key);
+        let transport = StreamableHttpClientTransport::with_client(http, config);
+        match ().serve_with_lifecycle(transport, lifecycle.clone()).await {
+            Ok(c) => {
+                let listed = c
+                    .peer()
+                    .list_all_tools()
+                    .await
+                    .map(|t| t.len())
+                    .unwrap_or(0);
+                if listed == 1 {
+                    return Ok(c);
+                }
+                let _ = c.cancel().await;
+            }
+            Err(e) if Instant::now() > deadline => {
+                return Err(format!("cannot reach the gateway: {e}"))
+            }
+            Err(_) => {}
+        }
+        if Instant::now() > deadline {
+            return Err("the gateway did not list the upstream's tool within 30 s".to_string());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// The upstream's stdin and stdout (pipes set up by its parent) as async streams.

@@ -5,6 +5,7 @@ Streamable HTTP upstream."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -151,5 +152,72 @@ async def test_a_streamable_http_upstream_on_loopback(tmp_path: Path, http_upstr
             assert gw.decisions()[-1]["reason"] == "invalid_argument"
             read = await c.read_resource("note://greeting")
             assert read.contents[0].text == "hello from the tiny upstream"
+    finally:
+        stop(gw.proc)
+
+
+@pytest.fixture
+def https_upstream(tmp_path: Path):
+    """The tiny upstream over TLS on loopback, its certificate issued by a CA made here."""
+    import trustme
+
+    ca = trustme.CA()
+    cert = ca.issue_cert("127.0.0.1")
+    chain, key, ca_file = tmp_path / "upstream-chain.pem", tmp_path / "upstream-key.pem", tmp_path / "ca.pem"
+    cert.private_key_pem.write_to_path(str(key))
+    with open(chain, "wb") as f:
+        for blob in cert.cert_chain_pems:
+            f.write(blob.bytes())
+    ca.cert_pem.write_to_path(str(ca_file))
+    port = free_port()
+    log = open(tmp_path / "upstream.log", "w")
+    proc = subprocess.Popen([sys.executable, str(TINY), "https", str(port), str(chain), str(key)], stdout=log, stderr=log)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                stop(proc)
+                raise AssertionError((tmp_path / "upstream.log").read_text())
+            time.sleep(0.1)
+    yield f"https://127.0.0.1:{port}/mcp", ca_file
+    stop(proc)
+    log.close()
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+async def test_an_https_upstream_with_a_private_ca(tmp_path: Path, https_upstream, mode: str):
+    url, ca_file = https_upstream
+    tail = f'[upstream.tiny]\nurl = "{url}"\nca_file = "{ca_file.name}"\n'
+    gw = start_gateway(tmp_path, POLICY, ("tester",), tail, ("tiny",))
+    try:
+        started = gw.events("upstream_started")[-1]
+        assert started["server"] == "tiny" and started["tools"] == 2
+        async with client(gw, "tester", mode) as c:
+            assert {t.name for t in (await c.list_tools()).tools} == {"echo", "slow"}
+            r = await c.call_tool("echo", {"text": "over https"})
+            assert not r.is_error and text(r) == "over https"
+        line = gw.decisions()[-1]
+        assert (line["tool"], line["decision"], line["is_error"]) == ("echo", "allow", False)
+        assert line["upstream_us"] > 0
+    finally:
+        stop(gw.proc)
+
+
+async def test_an_untrusted_https_upstream_fails_with_a_clear_error(tmp_path: Path, https_upstream):
+    url, _ = https_upstream
+    t0 = time.monotonic()
+    gw = start_gateway(tmp_path, POLICY, ("tester",), f'[upstream.tiny]\nurl = "{url}"\n', ())
+    try:
+        failed = gw.wait_event("upstream_failed", server="tiny", timeout=20)
+        assert time.monotonic() - t0 < 20
+        assert "certificate" in failed["error"] and "UnknownIssuer" in failed["error"], failed["error"]
+        assert not gw.events("upstream_started")
+        # The gateway keeps serving; the upstream's tools are not listed and calls say so.
+        assert httpx2.get(f"{gw.base}/healthz", timeout=5).json()["ok"] is True
+        async with client(gw, "tester", "2026-07-28") as c:
+            assert (await c.list_tools()).tools == []
     finally:
         stop(gw.proc)

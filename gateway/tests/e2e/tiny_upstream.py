@@ -1,6 +1,8 @@
 """A tiny real MCP upstream for the e2e tests, on the PyPI `mcp` package's MCPServer (FastMCP):
 tools `echo` and `slow`, a resource and a prompt. `python tiny_upstream.py` serves stdio;
-`python tiny_upstream.py http PORT` serves Streamable HTTP on 127.0.0.1:PORT/mcp."""
+`python tiny_upstream.py http PORT` serves Streamable HTTP on 127.0.0.1:PORT/mcp;
+`python tiny_upstream.py https PORT CERT KEY` serves it over TLS (uvicorn) with that PEM
+certificate chain and key."""
 
 from __future__ import annotations
 
@@ -39,5 +41,17 @@ def review(topic: str) -> str:
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "http":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    elif len(sys.argv) == 5 and sys.argv[1] == "https":
+        import uvicorn
+
+        app = server.streamable_http_app(host="127.0.0.1")
+        uvicorn.run(
+            app,
+            host="127.0.0.1",
+            port=int(sys.argv[2]),
+            ssl_certfile=sys.argv[3],
+            ssl_keyfile=sys.argv[4],
+            log_level="warning",
+        )
     else:
         server.run()
