@@ -41,13 +41,21 @@
 //! ```
 
 #![deny(missing_docs)]
-// Library code never unwraps, expects or panics on what a user controls: errors are values and
-// a decision fails closed. (Tests are separate crates or `cfg(test)`, and may.) Indexing of
-// compiled tables is allowed: a loaded bundle is validated index by index before it answers,
-// and `decide` turns any panic into an `internal_error` deny.
+// Library code never unwraps, expects, panics or indexes out of bounds on what a user
+// controls: errors are values and a decision fails closed. (Tests are separate crates or
+// `cfg(test)`, and may.) Indexing is allowed, module by module with the reason, only on the
+// compiled tables (program, compile, engine, bundle): a loaded bundle is validated index by
+// index before it answers, compile creates the indices it uses, and `decide` turns any panic
+// into an `internal_error` deny. Elsewhere a lookup is a `get`, an iterator or a pattern, or a
+// function's allow says why its index is in bounds.
 #![cfg_attr(
     not(test),
-    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
 )]
 
 pub mod bundle;

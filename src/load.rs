@@ -1,7 +1,7 @@
 //! Reading policies: files and folders of `.policy` files into one merged policy, with the
 //! documented limits checked before parsing.
 
-use crate::diagnostic::{Diagnostic, Diagnostics, PolicyError, Severity};
+use crate::diagnostic::{code, Diagnostic, Diagnostics, PolicyError, Severity};
 use crate::engine::Engine;
 use crate::lint::suppress::Suppressions;
 use crate::resolve::{resolve, Policy};
@@ -202,8 +202,8 @@ pub fn check_sources(sources: SourceMap) -> (Policy, Diagnostics) {
 fn check_limits(id: FileId, text: &str) -> Option<Diagnostic> {
     if text.len() > MAX_FILE_BYTES {
         return Some(
-            Diagnostic::error(
-                "toolgate::limit::file_size",
+            Diagnostic::new(
+                &code::LIMIT_FILE_SIZE,
                 Span::new(id, 0, 0),
                 format!(
                     "file is {} bytes; the limit is {MAX_FILE_BYTES}",
@@ -236,8 +236,8 @@ fn check_limits(id: FileId, text: &str) -> Option<Diagnostic> {
                     depth += 1;
                     if depth > MAX_NESTING {
                         return Some(
-                            Diagnostic::error(
-                                "toolgate::limit::nesting",
+                            Diagnostic::new(
+                                &code::LIMIT_NESTING,
                                 Span::new(id, i, i + 1),
                                 format!("brackets nest deeper than {MAX_NESTING} levels"),
                             )
@@ -298,8 +298,8 @@ fn compile_engine(policy: &Policy) -> Result<Engine, Diagnostics> {
         let mut diags = Diagnostics::new();
         if let Some(file) = file {
             diags.push(
-                Diagnostic::error(
-                    "toolgate::internal_error",
+                Diagnostic::new(
+                    &code::INTERNAL_ERROR,
                     Span::new(file, 0, 0),
                     format!("the compiled policy failed its own validation: {e}"),
                 )

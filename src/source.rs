@@ -132,9 +132,9 @@ impl SourceFile {
         let offset = offset.min(self.text.len());
         let line = match self.line_starts.binary_search(&offset) {
             Ok(i) => i,
-            Err(i) => i - 1,
+            Err(i) => i.saturating_sub(1),
         };
-        let start = self.line_starts[line];
+        let start = self.line_starts.get(line).copied().unwrap_or(0);
         let column = self
             .text
             .get(start..offset)
@@ -220,6 +220,14 @@ impl SourceMap {
     /// let id = m.add("f.policy", "agent a {}");
     /// assert_eq!(&*m.file(id).text, "agent a {}");
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `id` was not returned by [`SourceMap::add`] on this map.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "ids are made by `add`, as the position of the file it pushed; files are never removed"
+    )]
     pub fn file(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }

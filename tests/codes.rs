@@ -1,15 +1,18 @@
-//! Every diagnostic code the source emits is registered (`lint::registry`), so it is
-//! documented in docs/lints.md or docs/language.md and reachable by `# toolgate: allow(...)`.
+//! Every diagnostic code is declared once (`diagnostic::code`), registered (`lint::registry`),
+//! so it is documented in docs/lints.md or docs/language.md and reachable by
+//! `# toolgate: allow(...)`, and no stage writes a code as a string of its own.
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use toolgate::diagnostic::code;
+use toolgate::lint::registry::{LINTS, OTHER_CODES};
 
-/// The `"toolgate::..."` string literals of a source tree.
-fn emitted_codes(dir: &Path, out: &mut BTreeSet<String>) {
+/// The `"toolgate::..."` string literals of a source tree, with the file they are in.
+fn code_literals(dir: &Path, out: &mut BTreeSet<(String, String)>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
-            emitted_codes(&path, out);
+            code_literals(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
             let text = std::fs::read_to_string(&path).unwrap();
             for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
@@ -18,14 +21,15 @@ fn emitted_codes(dir: &Path, out: &mut BTreeSet<String>) {
                     let tail = &rest[at + 1..];
                     let end = tail.find('"').unwrap_or(tail.len());
                     let code = &tail[..end];
-                    // Format templates (`"toolgate::{}"`) are not codes.
+                    // Prefixes (`"toolgate::"`) and format templates (`"toolgate::{}"`) are
+                    // not codes.
                     let name = &code["toolgate::".len()..];
                     if !name.is_empty()
                         && name
                             .bytes()
                             .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b':')
                     {
-                        out.insert(code.to_string());
+                        out.insert((code.to_string(), path.display().to_string()));
                     }
                     rest = &tail[end..];
                 }
@@ -35,28 +39,64 @@ fn emitted_codes(dir: &Path, out: &mut BTreeSet<String>) {
 }
 
 #[test]
-fn every_emitted_code_is_registered() {
-    let mut emitted = BTreeSet::new();
-    emitted_codes(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
-        &mut emitted,
-    );
-    assert!(emitted.len() > 20, "found only {emitted:?}");
-    let registered: BTreeSet<String> = toolgate::lint::registry::LINTS
+fn no_code_is_written_outside_its_declaration() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut literals = BTreeSet::new();
+    code_literals(&src, &mut literals);
+    // Bundle errors carry codes of their own (`toolgate::bundle::*`), not diagnostics.
+    let stray: Vec<_> = literals
         .iter()
-        .map(|l| l.code.to_string())
-        .chain(
-            toolgate::lint::registry::OTHER_CODES
-                .iter()
-                .map(|(c, _, _)| c.to_string()),
-        )
-        .collect();
-    let unregistered: Vec<&String> = emitted
-        .iter()
-        .filter(|c| !registered.contains(*c) && !c.starts_with("toolgate::bundle::"))
+        .filter(|(c, _)| !c.starts_with("toolgate::bundle::"))
         .collect();
     assert!(
-        unregistered.is_empty(),
-        "codes emitted but not registered in src/lint/registry.rs: {unregistered:?}"
+        stray.is_empty(),
+        "codes written as strings instead of a constant of src/diagnostic/code.rs: {stray:?}"
     );
+    assert!(
+        literals.len() >= 5,
+        "the scan finds the bundle's codes: {literals:?}"
+    );
+}
+
+#[test]
+fn every_declared_code_is_registered_once() {
+    let declared: Vec<&str> = code::ALL.iter().map(|c| c.code).collect();
+    let unique: BTreeSet<&str> = declared.iter().copied().collect();
+    assert_eq!(unique.len(), declared.len(), "a code is declared twice");
+    assert!(declared.len() > 20, "found only {declared:?}");
+    let registered: Vec<&str> = LINTS
+        .iter()
+        .map(|l| l.code)
+        .chain(OTHER_CODES.iter().map(|(c, _, _)| *c))
+        .collect();
+    let registered_set: BTreeSet<&str> = registered.iter().copied().collect();
+    assert_eq!(
+        registered_set.len(),
+        registered.len(),
+        "a code is registered twice"
+    );
+    assert_eq!(
+        unique, registered_set,
+        "declared and registered codes differ"
+    );
+    for c in code::ALL {
+        assert_eq!(c.code, format!("toolgate::{}", c.name));
+        assert!(!c.summary.is_empty() && !c.summary.ends_with('.'), "{c}");
+    }
+}
+
+#[test]
+fn every_lint_is_its_declared_code() {
+    for lint in LINTS {
+        let c = lint.declared;
+        assert!(code::ALL.contains(&c), "{}", lint.name);
+        assert_eq!(
+            (lint.name, lint.code, lint.severity, lint.summary),
+            (c.name, c.code, c.severity, c.summary)
+        );
+    }
+    for (code, severity, summary) in OTHER_CODES {
+        let c = code::ALL.iter().find(|c| c.code == *code).unwrap();
+        assert_eq!((c.severity, c.summary), (*severity, *summary));
+    }
 }

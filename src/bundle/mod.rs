@@ -1,3 +1,7 @@
+#![allow(
+    clippy::indexing_slicing,
+    reason = "the envelope is sliced at offsets checked against the input length first, and the decoded tables are validated index by index before the program answers"
+)]
 //! Compiled bundles: a compiled policy in a versioned, checksummed envelope.
 //!
 //! ```text

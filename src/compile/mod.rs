@@ -1,3 +1,7 @@
+#![allow(
+    clippy::indexing_slicing,
+    reason = "compile creates every index it uses (rule, group, permission and tool IDs are positions in the tables it is building); `decide` turns a panic into an `internal_error` deny"
+)]
 //! Resolved policy to [`Program`], in named steps: intern the permissions, number the rules,
 //! build each agent's grant set and rule group, then either the catalog tables (the permission
 //! gate, visible tools and candidate rules of every (agent, catalog tool) pair) or, without a
@@ -5,10 +9,10 @@
 
 pub(crate) mod group;
 
-use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::diagnostic::{code, Diagnostic, Diagnostics};
 use crate::program::agent::AgentRt;
 use crate::program::bitset::BitSet;
-use crate::program::catalog::{self, Catalog, ToolRt};
+use crate::program::catalog::{Catalog, ToolRt};
 use crate::program::csr::Csr;
 use crate::program::dfa::{DfaError, DfaLimits};
 use crate::program::group::Group;
@@ -17,9 +21,8 @@ use crate::program::perms::{GrantSet, PermTable};
 use crate::program::rule::{RuleRef, RuleRt};
 use crate::program::target::TargetMatcher;
 use crate::program::Program;
-use crate::resolve::{AgentDef, Grant, NamePattern, NameTest, Policy, RuleDef};
+use crate::resolve::{AgentDef, Grant, NamePattern, Policy, RuleDef};
 use crate::syntax::ast::Effect;
-use rustc_hash::FxHashMap;
 
 /// Compiles a resolved policy with the default size limits.
 pub fn compile(policy: &Policy) -> Result<Program, Diagnostics> {
@@ -184,11 +187,11 @@ fn rule_group(
                 .get(e.first_rule)
                 .map_or(agent.span, |(_, r)| r.span);
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     if e.error.too_large {
-                        "toolgate::automaton_too_large"
+                        &code::AUTOMATON_TOO_LARGE
                     } else {
-                        "toolgate::automaton_build"
+                        &code::AUTOMATON_BUILD
                     },
                     span,
                     format!(
@@ -246,19 +249,18 @@ fn catalog_tables(
             typed: t.typed_args(),
         })
         .collect();
-    let by_name = catalog::by_name(&tools);
+    let by_name = policy.tool_index.clone();
     let servers: Vec<String> = policy.servers.iter().map(|s| s.name.clone()).collect();
     let n_tools = tools.len();
     let mut gate = Vec::with_capacity(agents.len() * n_tools);
-    for ((rt, agent), mine) in agents.iter_mut().zip(&policy.agents).zip(agent_rules) {
-        let per_tool = rules_per_tool(mine, &tools, &servers, &by_name);
+    let rows = agents.iter_mut().zip(&policy.agents).zip(agent_rules);
+    for (a, ((rt, agent), mine)) in rows.enumerate() {
+        let per_tool = rules_per_tool(mine, n_tools);
         let first_rule = mine.first().map_or(0, |(id, _)| *id);
-        for (t, members) in per_tool.iter().enumerate() {
-            let missing = tools[t]
-                .needs
-                .iter()
-                .copied()
-                .find(|&p| !rt.grants.contains(perms, p));
+        for ((t, members), tool) in (0u32..).zip(&per_tool).zip(&tools) {
+            let missing = policy
+                .missing(a, t)
+                .and_then(|p| perms.id(&p.domain, &p.action));
             gate.push(missing);
             let locals: Vec<u32> = members.iter().map(|(id, _)| id - first_rule).collect();
             rt.candidates.push_row(&locals);
@@ -268,16 +270,13 @@ fn catalog_tables(
                 .any(|(_, r)| r.effect == Effect::Deny && r.conditions.is_empty());
             // A host tool that shares its name with a server's tool cannot be called: a
             // request without a server is `ambiguous_tool`, and none can name the host.
-            let callable = tools[t].server.is_some()
-                || by_name
-                    .get(&tools[t].name)
-                    .is_some_and(|ids| ids.len() == 1);
+            let callable = tool.server.is_some() || policy.tools_named(&tool.name).len() == 1;
             if missing.is_none()
                 && callable
                 && (targeted_by_allow || agent.default == Effect::Allow)
                 && !removed
             {
-                rt.visible.push(t as u32);
+                rt.visible.push(t);
             }
         }
     }
@@ -290,31 +289,13 @@ fn catalog_tables(
     }
 }
 
-/// Inverts rule -> targeted tools into tool -> rules, source order kept.
-fn rules_per_tool<'p>(
-    mine: &AgentRules<'p>,
-    tools: &[ToolRt],
-    servers: &[String],
-    by_name: &FxHashMap<String, Vec<u32>>,
-) -> Vec<AgentRules<'p>> {
-    let mut per_tool: Vec<AgentRules<'p>> = vec![Vec::new(); tools.len()];
+/// Inverts rule -> covered tools (computed by resolve) into tool -> rules, source order kept.
+fn rules_per_tool<'p>(mine: &AgentRules<'p>, n_tools: usize) -> Vec<AgentRules<'p>> {
+    let mut per_tool: Vec<AgentRules<'p>> = vec![Vec::new(); n_tools];
     for &(id, rule) in mine {
-        let server_test = rule.target.server.as_ref().map(NameTest::new);
-        let tool_test = NameTest::new(&rule.target.tool);
-        let candidates: Vec<u32> = match &tool_test {
-            NameTest::Literal(l) => by_name.get(l).cloned().unwrap_or_default(),
-            _ => (0..tools.len() as u32)
-                .filter(|&t| tool_test.is_match(&tools[t as usize].name))
-                .collect(),
-        };
-        for t in candidates {
-            let server_ok = match (&server_test, tools[t as usize].server) {
-                (None, _) => true,
-                (Some(test), Some(s)) => test.is_match(&servers[s as usize]),
-                (Some(_), None) => false,
-            };
-            if server_ok {
-                per_tool[t as usize].push((id, rule));
+        for &t in &rule.covers {
+            if let Some(rules) = per_tool.get_mut(t as usize) {
+                rules.push((id, rule));
             }
         }
     }
@@ -335,11 +316,11 @@ fn target_matchers(
         match target_matcher(targets, &mut shared.automata, shared.limits) {
             Ok(t) => rt.targets = Some(Box::new(t)),
             Err(e) => diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     if e.too_large {
-                        "toolgate::automaton_too_large"
+                        &code::AUTOMATON_TOO_LARGE
                     } else {
-                        "toolgate::automaton_build"
+                        &code::AUTOMATON_BUILD
                     },
                     agent.span,
                     format!(

@@ -1,3 +1,7 @@
+#![allow(
+    clippy::indexing_slicing,
+    reason = "the engine indexes a program whose tables were built by compile or validated index by index when a bundle was decoded; `decide` turns a panic into an `internal_error` deny"
+)]
 //! The decision engine: a compiled [`Program`] answering [`Request`]s with [`Decision`]s.
 //!
 //! Nothing here parses a policy: the engine holds a program (built by `compile` or decoded

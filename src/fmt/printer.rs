@@ -190,16 +190,17 @@ impl<'t> Printer<'t> {
     pub(super) fn open_brace(&self, from: usize) -> usize {
         let bytes = self.text.as_bytes();
         let mut i = from;
-        while i < bytes.len() {
-            match bytes[i] {
+        let in_line = |i: usize| bytes.get(i).is_some_and(|&b| b != b'\n');
+        while let Some(&b) = bytes.get(i) {
+            match b {
                 b'{' => return i + 1,
                 b'#' => {
-                    while i < bytes.len() && bytes[i] != b'\n' {
+                    while in_line(i) {
                         i += 1;
                     }
                 }
                 b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                    while i < bytes.len() && bytes[i] != b'\n' {
+                    while in_line(i) {
                         i += 1;
                     }
                 }

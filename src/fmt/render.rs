@@ -8,8 +8,8 @@ pub(super) fn render(pieces: &[Piece]) -> String {
     // (code, trailing comment) per physical line; None for a blank line.
     let mut physical: Vec<Option<(String, Option<String>)>> = Vec::new();
     let mut i = 0;
-    while i < pieces.len() {
-        match &pieces[i] {
+    while let Some(piece) = pieces.get(i) {
+        match piece {
             Piece::Blank => {
                 physical.push(None);
                 i += 1;
@@ -44,17 +44,13 @@ pub(super) fn render(pieces: &[Piece]) -> String {
     // Trailing comments: aligned in runs of consecutive commented lines.
     let mut out = String::new();
     let mut k = 0;
-    while k < physical.len() {
-        match &physical[k] {
+    while let Some(line) = physical.get(k) {
+        match line {
             None => {
                 out.push('\n');
                 k += 1;
             }
-            Some((_, None)) => {
-                let (code, _) = physical[k]
-                    .as_ref()
-                    .map(|(c, t)| (c.clone(), t.clone()))
-                    .unwrap_or_default();
+            Some((code, None)) => {
                 out.push_str(code.trim_end());
                 out.push('\n');
                 k += 1;
@@ -64,13 +60,14 @@ pub(super) fn render(pieces: &[Piece]) -> String {
                 while let Some(Some((_, Some(_)))) = physical.get(end) {
                     end += 1;
                 }
-                let width = physical[k..end]
+                let run = physical.get(k..end).unwrap_or_default();
+                let width = run
                     .iter()
                     .flatten()
                     .map(|(c, _)| char_len(c.trim_end()))
                     .max()
                     .unwrap_or(0);
-                for (code, comment) in physical[k..end].iter().flatten() {
+                for (code, comment) in run.iter().flatten() {
                     let code = code.trim_end();
                     out.push_str(code);
                     out.push_str(&" ".repeat(width - char_len(code) + 2));
@@ -96,10 +93,10 @@ pub(super) fn render_run(run: &[&Line], physical: &mut Vec<Option<(String, Optio
     let n = all.iter().map(Vec::len).max().unwrap_or(0);
     let mut widths = vec![0usize; n];
     for row in &all {
-        for (c, cell) in row.iter().enumerate() {
-            if c + 1 < row.len() {
-                widths[c] = widths[c].max(char_len(cell));
-            }
+        // Every cell but the last of its row sets its column's width.
+        let aligned = row.split_last().map_or(&[][..], |(_, init)| init);
+        for (width, cell) in widths.iter_mut().zip(aligned) {
+            *width = (*width).max(char_len(cell));
         }
     }
     for (line, row) in run.iter().zip(&all) {
@@ -109,12 +106,11 @@ pub(super) fn render_run(run: &[&Line], physical: &mut Vec<Option<(String, Optio
         }
         let mut text = pad.clone();
         let mut col = line.indent;
-        for (c, cell) in row.iter().enumerate() {
-            if c + 1 < row.len() {
-                text.push_str(cell);
-                text.push_str(&" ".repeat(widths[c] - char_len(cell) + 1));
-                col += widths[c] + 1;
-            }
+        let aligned = row.split_last().map_or(&[][..], |(_, init)| init);
+        for (cell, width) in aligned.iter().zip(&widths) {
+            text.push_str(cell);
+            text.push_str(&" ".repeat(width - char_len(cell) + 1));
+            col += width + 1;
         }
         let mut lines = Vec::new();
         match (&line.rule_tail, row.last()) {

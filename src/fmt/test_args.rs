@@ -12,8 +12,8 @@ pub(super) fn tokens(text: &str) -> Vec<Tok<'_>> {
     let mut out = Vec::new();
     let mut i = 0;
     let mut depth = 0usize;
-    while i < bytes.len() {
-        let b = bytes[i];
+    let in_line = |i: usize| bytes.get(i).is_some_and(|&c| c != b'\n');
+    while let Some(&b) = bytes.get(i) {
         match b {
             b'{' | b'[' => {
                 depth += 1;
@@ -35,32 +35,29 @@ pub(super) fn tokens(text: &str) -> Vec<Tok<'_>> {
             b'"' => {
                 let start = i;
                 i += 1;
-                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                while let Some(&c) = bytes.get(i).filter(|&&c| c != b'"' && c != b'\n') {
+                    i += if c == b'\\' { 2 } else { 1 };
                 }
                 i = (i + 1).min(bytes.len());
                 out.push(Tok::Atom(&text[start..i]));
             }
             b'#' => {
-                while i < bytes.len() && bytes[i] != b'\n' {
+                while in_line(i) {
                     i += 1;
                 }
             }
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
+                while in_line(i) {
                     i += 1;
                 }
             }
             b if b.is_ascii_whitespace() => i += 1,
             _ => {
                 let start = i;
-                while i < bytes.len()
-                    && !matches!(
-                        bytes[i],
-                        b'{' | b'}' | b'[' | b']' | b',' | b':' | b'"' | b'#'
-                    )
-                    && !bytes[i].is_ascii_whitespace()
-                {
+                while bytes.get(i).is_some_and(|&c| {
+                    !matches!(c, b'{' | b'}' | b'[' | b']' | b',' | b':' | b'"' | b'#')
+                        && !c.is_ascii_whitespace()
+                }) {
                     i += 1;
                 }
                 if i == start {

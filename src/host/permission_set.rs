@@ -178,6 +178,10 @@ impl PermissionSet {
     }
 
     /// The grants in `domain`, added empty if absent.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "`at` is where the binary search found the domain, or where it was just inserted"
+    )]
     fn entry(&mut self, domain: String) -> &mut Actions {
         let at = match self
             .domains
@@ -253,6 +257,10 @@ impl fmt::Display for PermissionSet {
 }
 
 /// A lowercase name as permissions use them (checked without allocating).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "the table has 256 entries: every byte, and the loop building it, stays below"
+)]
 fn is_name(part: &str) -> bool {
     /// Bytes allowed after the first: `a-z`, `0-9`, `_`, `-`.
     const REST: [bool; 256] = {

@@ -47,6 +47,10 @@ impl RuleIndex {
     }
 
     /// Indexes rules `rules` (indices into agent `a`'s rules) as covering rules.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "`a` and the rule indices are positions of an agent and its rules in `cx.policy`, as the callers enumerate them; `cx.skip` has the policy's shape"
+    )]
     pub(crate) fn build(cx: &Context, a: usize, rules: &[usize]) -> RuleIndex {
         let mut index = RuleIndex::default();
         let agent = &cx.policy.agents[a];
@@ -65,7 +69,7 @@ impl RuleIndex {
                 None => (None, String::new(), String::new()),
             };
             let keys: Vec<u32> = if cx.policy.has_catalog() {
-                cx.covers[a][s].clone()
+                cx.covers(a, s).to_vec()
             } else {
                 vec![index.name_key(&rule.target)]
             };
@@ -85,6 +89,10 @@ impl RuleIndex {
     }
 
     /// The indexed rules that may cover rule `r` (reaching `tools`), sorted, without `r`.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "`a` and the rule indices are positions of an agent and its rules in `cx.policy`, as the callers enumerate them; `cx.skip` has the policy's shape"
+    )]
     pub(crate) fn candidates(&self, cx: &Context, a: usize, r: usize, tools: &[u32]) -> Vec<usize> {
         let rule = &cx.policy.agents[a].rules[r];
         let keys: Vec<u32> = if cx.policy.has_catalog() {
@@ -145,11 +153,15 @@ fn has_present(rule: &RuleDef, path: &[String]) -> bool {
 /// True when rule `s` of agent `a` fires on every call the allow rule `r` admits; `tools`
 /// are the catalog tools `r` can reach. Calls whose argument is an empty array are not
 /// counted (an allow admits them vacuously, a deny condition never fires on them).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`a` and the rule indices are positions of an agent and its rules in `cx.policy`, as the callers enumerate them; `cx.skip` has the policy's shape"
+)]
 pub(crate) fn covers(cx: &mut Context, a: usize, r: usize, tools: &[u32], s: usize) -> bool {
     let agent = &cx.policy.agents[a];
     let (rr, ss) = (&agent.rules[r], &agent.rules[s]);
     if cx.policy.has_catalog() {
-        let cs = &cx.covers[a][s];
+        let cs = cx.covers(a, s);
         if !tools.iter().all(|t| cs.binary_search(t).is_ok()) {
             return false;
         }
@@ -194,6 +206,10 @@ fn target_included(cx: &mut Context, a: &TargetDef, b: &TargetDef) -> bool {
 /// found dead) and the first rule of effect `by` (not skipped) that covers it and that `accept`
 /// approves: calls `found(cx, agent, allow, covering rule)`. `dead_allow` (covered by a deny)
 /// and `redundant_allow` (covered by another allow) differ only in `by` and what they report.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`a` and `s` enumerate `cx.policy.agents` and the agent's rules; `cx.skip` has the policy's shape"
+)]
 pub(crate) fn first_covering(
     cx: &mut Context,
     by: Effect,

@@ -501,7 +501,7 @@ fn common_suffix(values: &[String]) -> String {
         return String::new();
     };
     let mut len = first.len();
-    for v in &values[1..] {
+    for v in values.iter().skip(1) {
         let same = first
             .bytes()
             .rev()
@@ -554,7 +554,7 @@ fn common_prefix(values: &[String]) -> String {
         return String::new();
     };
     let mut end = first.len();
-    for v in &values[1..] {
+    for v in values.iter().skip(1) {
         let mut e = 0;
         for ((i, a), b) in first.char_indices().zip(v.chars()) {
             if a != b || i >= end {

@@ -1,6 +1,7 @@
 //! Lints: what `toolgate check` finds in a policy beyond what makes it unloadable.
 //!
-//! Every diagnostic a lint can report is a [`Lint`] declared in its own file under
+//! Every diagnostic a lint can report is a [`Lint`] of a code declared in
+//! [`crate::diagnostic::code`], given its stage and documentation in its own file under
 //! [`rules`], whose doc comment (`## What it does`, `## Why is this bad?`, `## Example`,
 //! `Use instead:`) is also its user documentation: `docs/lints.md` is generated from those
 //! comments by [`registry::markdown`]. The [`registry`] lists every lint.
@@ -39,13 +40,11 @@ pub mod registry;
 pub mod rules;
 pub mod suppress;
 
-use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
-use crate::resolve::{
-    AgentDef, Grant, NamePattern, NameTest, Permission, Policy, ServerDef, TargetDef, ToolDef,
-};
+use crate::diagnostic::{Code, Diagnostic, Diagnostics, Severity};
+use crate::resolve::{AgentDef, Policy};
 use crate::source::Span;
 use lang::Langs;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// Where a lint is detected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +57,8 @@ pub enum Stage {
     Lint,
 }
 
-/// One lint: a stable code and its documentation.
+/// One lint: its code (declared in [`crate::diagnostic::code`]), where it is detected, and
+/// its documentation. `name`, `code`, `severity` and `summary` are the declaration's.
 #[derive(Debug)]
 pub struct Lint {
     /// The snake_case name used in `# toolgate: allow(<name>)`.
@@ -73,9 +73,24 @@ pub struct Lint {
     pub summary: &'static str,
     /// The rule file's doc comment (Markdown, one leading space per line as rustc keeps it).
     pub doc: &'static str,
+    /// The declaration of its code, which diagnostics of this lint are built from.
+    pub declared: &'static Code,
 }
 
 impl Lint {
+    /// The lint of a declared code.
+    pub const fn new(declared: &'static Code, stage: Stage, doc: &'static str) -> Lint {
+        Lint {
+            name: declared.name,
+            code: declared.code,
+            severity: declared.severity,
+            stage,
+            summary: declared.summary,
+            doc,
+            declared,
+        }
+    }
+
     /// The documentation with the leading space of each line removed.
     pub fn doc_text(&self) -> String {
         self.doc
@@ -95,26 +110,22 @@ impl Lint {
     }
 }
 
-/// Declares a lint: its doc comment becomes both the item's rustdoc and [`Lint::doc`].
+/// Declares a lint of a code of [`crate::diagnostic::code`]: its doc comment becomes both the
+/// item's rustdoc and [`Lint::doc`].
 macro_rules! declare_lint {
     (
         $(#[doc = $doc:literal])*
         $vis:vis static $ident:ident = {
-            name: $name:literal,
-            severity: $sev:ident,
-            stage: $stage:ident,
-            summary: $summary:literal $(,)?
+            code: $code:ident,
+            stage: $stage:ident $(,)?
         }
     ) => {
         $(#[doc = $doc])*
-        $vis static $ident: $crate::lint::Lint = $crate::lint::Lint {
-            name: $name,
-            code: concat!("toolgate::", $name),
-            severity: $crate::diagnostic::Severity::$sev,
-            stage: $crate::lint::Stage::$stage,
-            summary: $summary,
-            doc: concat!($($doc, "\n"),*),
-        };
+        $vis static $ident: $crate::lint::Lint = $crate::lint::Lint::new(
+            &$crate::diagnostic::code::$code,
+            $crate::lint::Stage::$stage,
+            concat!($($doc, "\n"),*),
+        );
     };
 }
 pub(crate) use declare_lint;
@@ -146,95 +157,21 @@ pub fn run(policy: &Policy, errors: &[Span]) -> Diagnostics {
     diags
 }
 
-/// Matches tool and server names against target parts, compiling each glob once.
-#[derive(Default)]
-pub(crate) struct NameMatcher {
-    globs: HashMap<String, NameTest>,
-}
-
-impl NameMatcher {
-    /// True when the pattern matches the name.
-    pub(crate) fn matches(&mut self, pattern: &NamePattern, name: &str) -> bool {
-        match pattern {
-            NamePattern::Any => true,
-            NamePattern::Literal(l) => l == name,
-            NamePattern::Glob { text, .. } => self
-                .globs
-                .entry(text.clone())
-                .or_insert_with(|| NameTest::new(pattern))
-                .is_match(name),
-        }
-    }
-
-    /// The catalog tools (indices into `tools`) a target covers.
-    pub(crate) fn covered(
-        &mut self,
-        servers: &[ServerDef],
-        tools: &[ToolDef],
-        by_name: Option<&HashMap<&str, Vec<u32>>>,
-        target: &TargetDef,
-    ) -> Vec<u32> {
-        let server_ok = |m: &mut NameMatcher, tool: &ToolDef| match (&target.server, tool.server) {
-            (None, _) => true,
-            (Some(_), None) => false,
-            (Some(p), Some(s)) => servers.get(s).is_some_and(|s| m.matches(p, &s.name)),
-        };
-        if let (NamePattern::Literal(name), Some(index)) = (&target.tool, by_name) {
-            let hits = index.get(name.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-            return hits
-                .iter()
-                .copied()
-                .filter(|&t| server_ok(self, &tools[t as usize]))
-                .collect();
-        }
-        (0..tools.len() as u32)
-            .filter(|&t| {
-                let tool = &tools[t as usize];
-                server_ok(self, tool) && self.matches(&target.tool, &tool.name)
-            })
-            .collect()
-    }
-}
-
-/// What every analysis shares: the policy, the tools each rule covers, compiled patterns.
+/// What every analysis shares: the policy (with the tools each rule covers, as resolved),
+/// compiled patterns.
 pub(crate) struct Context<'a> {
     /// The resolved policy.
     pub policy: &'a Policy,
     /// Compiled condition patterns.
     pub langs: Langs,
-    /// For each agent and rule, the catalog tools the target covers (empty without a catalog).
-    pub covers: Vec<Vec<Vec<u32>>>,
     /// For each agent and rule, true when the rule overlaps an error and is left alone.
     pub skip: Vec<Vec<bool>>,
     /// Allow rules found dead (`dead_allow`), not reported again as redundant.
     pub dead: HashSet<(usize, usize)>,
-    /// The agents' grant sets, for lookups.
-    granted: Vec<Vec<Grant>>,
 }
 
 impl<'a> Context<'a> {
     pub(crate) fn new(policy: &'a Policy, errors: &[Span]) -> Context<'a> {
-        let mut names = NameMatcher::default();
-        let mut by_name: HashMap<&str, Vec<u32>> = HashMap::new();
-        for (i, t) in policy.tools.iter().enumerate() {
-            by_name.entry(t.name.as_str()).or_default().push(i as u32);
-        }
-        let covers = policy
-            .agents
-            .iter()
-            .map(|a| {
-                a.rules
-                    .iter()
-                    .map(|r| {
-                        if policy.has_catalog() {
-                            names.covered(&policy.servers, &policy.tools, Some(&by_name), &r.target)
-                        } else {
-                            Vec::new()
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
         let overlaps = |s: Span| {
             errors.iter().any(|e| {
                 e.file == s.file
@@ -247,48 +184,43 @@ impl<'a> Context<'a> {
             .iter()
             .map(|a| a.rules.iter().map(|r| overlaps(r.span)).collect())
             .collect();
-        let granted = policy
-            .agents
-            .iter()
-            .map(|a| a.grants.iter().map(|(g, _)| g.clone()).collect())
-            .collect();
         Context {
             policy,
             langs: Langs::default(),
-            covers,
             skip,
             dead: HashSet::new(),
-            granted,
         }
     }
 
-    /// True when agent `a` is granted `p`.
-    pub fn is_granted(&self, a: usize, p: &Permission) -> bool {
-        self.granted[a].iter().any(|g| match g {
-            Grant::All => true,
-            Grant::Domain(d) => *d == p.domain,
-            Grant::Exact(e) => e == p,
-        })
+    /// The catalog tools rule `r` of agent `a` covers (sorted; empty without a catalog).
+    pub fn covers(&self, a: usize, r: usize) -> &'a [u32] {
+        let policy = self.policy;
+        let rule = policy.agents.get(a).and_then(|agent| agent.rules.get(r));
+        rule.map_or(&[], |rule| &rule.covers)
     }
 
-    /// The first permission tool `t` needs that agent `a` lacks.
-    pub fn missing(&self, a: usize, t: u32) -> Option<&'a Permission> {
-        let tool = &self.policy.tools[t as usize];
-        tool.needs.iter().find(|p| !self.is_granted(a, p))
+    /// True when rule `r` of agent `a` overlaps an error and is left alone (or is no rule).
+    pub fn skipped(&self, a: usize, r: usize) -> bool {
+        self.skip
+            .get(a)
+            .and_then(|rules| rules.get(r))
+            .copied()
+            .unwrap_or(true)
     }
 
     /// The tools rule `r` of agent `a` covers whose permission gate lets the agent through.
     pub fn reachable(&self, a: usize, r: usize) -> Vec<u32> {
-        self.covers[a][r]
+        self.covers(a, r)
             .iter()
             .copied()
-            .filter(|&t| self.missing(a, t).is_none())
+            .filter(|&t| self.policy.missing(a, t).is_none())
             .collect()
     }
 
     /// The name of a tool as messages show it.
     pub fn tool_name(&self, t: u32) -> String {
-        self.policy.tool_display(&self.policy.tools[t as usize])
+        let tool = self.policy.tools.get(t as usize);
+        tool.map_or_else(String::new, |tool| self.policy.tool_display(tool))
     }
 
     /// True when every call to any of `tools` carries argument `path` (a required argument
@@ -299,9 +231,10 @@ impl<'a> Context<'a> {
         };
         !tools.is_empty()
             && tools.iter().all(|&t| {
-                self.policy.tools[t as usize]
-                    .params
-                    .as_ref()
+                self.policy
+                    .tools
+                    .get(t as usize)
+                    .and_then(|tool| tool.params.as_ref())
                     .is_some_and(|ps| ps.iter().any(|p| p.name == *arg && !p.optional))
             })
     }
@@ -321,7 +254,7 @@ impl<'a> Context<'a> {
                 .iter()
                 .enumerate()
                 .filter(move |&(r, rule)| {
-                    rule.effect == crate::syntax::ast::Effect::Allow && !self.skip[a][r]
+                    rule.effect == crate::syntax::ast::Effect::Allow && !self.skipped(a, r)
                 })
                 .map(move |(_, rule)| (agent, rule))
         })
@@ -331,7 +264,7 @@ impl<'a> Context<'a> {
 /// A warning for `lint` at `span`.
 pub(crate) fn warning(lint: &Lint, span: Span, message: impl Into<String>) -> Diagnostic {
     debug_assert_eq!(lint.severity, Severity::Warning);
-    Diagnostic::warning(lint.code, span, message)
+    Diagnostic::new(lint.declared, span, message)
 }
 
 /// `a`, `a` and `b`, `a`, `b` and `c`.

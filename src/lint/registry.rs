@@ -2,6 +2,7 @@
 
 use super::rules::*;
 use super::{Lint, Stage};
+use crate::diagnostic::code::{self, Code};
 use crate::diagnostic::Severity;
 
 /// Every lint, sorted by name. Each has its own file under `src/lint/rules/`.
@@ -43,84 +44,30 @@ pub static LINTS: &[&Lint] = &[
 ];
 
 /// The other diagnostic codes (syntax, limits, tests), which have no lint file: code,
-/// severity, one-line description. docs/language.md section 17 describes them.
+/// severity, one-line description, from their declarations in [`crate::diagnostic::code`].
+/// docs/language.md section 17 describes them.
 pub static OTHER_CODES: &[(&str, Severity, &str)] = &[
-    (
-        "toolgate::syntax",
-        Severity::Error,
-        "the text does not follow the grammar",
-    ),
-    (
-        "toolgate::invalid_escape",
-        Severity::Error,
-        "a string literal holds an unknown or malformed escape, or a raw control character",
-    ),
-    (
-        "toolgate::invalid_number",
-        Severity::Error,
-        "a number is not finite, or a test value is not a valid JSON number",
-    ),
-    (
-        "toolgate::duplicate_key",
-        Severity::Error,
-        "a key is given twice in one object of a test's arguments",
-    ),
-    (
-        "toolgate::empty_name",
-        Severity::Error,
-        "an empty quoted name",
-    ),
-    (
-        "toolgate::invalid_permission",
-        Severity::Error,
-        "a permission is not `domain:action` with lowercase parts, or `needs` uses a wildcard",
-    ),
-    (
-        "toolgate::duplicate_default",
-        Severity::Error,
-        "an agent has a second `default`",
-    ),
-    (
-        "toolgate::because_on_allow",
-        Severity::Error,
-        "`because` on an `allow` rule",
-    ),
-    (
-        "toolgate::unknown_reason",
-        Severity::Error,
-        "a test expectation names a reason that does not exist",
-    ),
-    (
-        "toolgate::limit::file_size",
-        Severity::Error,
-        "a policy file is larger than 8 MiB",
-    ),
-    (
-        "toolgate::limit::nesting",
-        Severity::Error,
-        "brackets nest deeper than 64 levels in a policy file",
-    ),
-    (
-        "toolgate::automaton_too_large",
-        Severity::Error,
-        "the patterns an agent places on one argument exceed the automaton size limit",
-    ),
-    (
-        "toolgate::automaton_build",
-        Severity::Error,
-        "the patterns on one argument cannot be compiled together",
-    ),
-    (
-        "toolgate::internal_error",
-        Severity::Error,
-        "the compiled policy failed its own validation (a bug in toolgate)",
-    ),
-    (
-        "toolgate::test_failed",
-        Severity::Error,
-        "a test expectation did not hold",
-    ),
+    other(code::SYNTAX),
+    other(code::INVALID_ESCAPE),
+    other(code::INVALID_NUMBER),
+    other(code::DUPLICATE_KEY),
+    other(code::EMPTY_NAME),
+    other(code::INVALID_PERMISSION),
+    other(code::DUPLICATE_DEFAULT),
+    other(code::BECAUSE_ON_ALLOW),
+    other(code::UNKNOWN_REASON),
+    other(code::LIMIT_FILE_SIZE),
+    other(code::LIMIT_NESTING),
+    other(code::AUTOMATON_TOO_LARGE),
+    other(code::AUTOMATON_BUILD),
+    other(code::INTERNAL_ERROR),
+    other(code::TEST_FAILED),
 ];
+
+/// A code's registry entry.
+const fn other(c: Code) -> (&'static str, Severity, &'static str) {
+    (c.code, c.severity, c.summary)
+}
 
 /// The lint with this name (`unreachable_rule`).
 pub fn by_name(name: &str) -> Option<&'static Lint> {

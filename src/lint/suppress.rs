@@ -7,8 +7,7 @@
 //! applies to is found through the syntax tree's spans.
 
 use super::registry;
-use super::rules::{unknown_lint::UNKNOWN_LINT, unused_suppression::UNUSED_SUPPRESSION};
-use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
+use crate::diagnostic::{code, Diagnostic, Diagnostics, Severity};
 use crate::resolve::suggest::did_you_mean;
 use crate::source::{FileId, SourceMap, Span};
 use crate::syntax::ast::{self, AgentStmt, Item};
@@ -126,8 +125,8 @@ impl Suppressions {
                 let Some(names) = parse_allow(after) else {
                     let end = start + line.trim_end().len();
                     errors.push(
-                        Diagnostic::error(
-                            UNKNOWN_LINT.code,
+                        Diagnostic::new(
+                            &code::UNKNOWN_LINT,
                             Span::new(id, start + c, end.max(start + c)),
                             "malformed suppression comment",
                         )
@@ -139,8 +138,9 @@ impl Suppressions {
                 // The statement: on this line if code precedes the comment, else on the next
                 // line that is neither blank nor only a comment.
                 let target_line = if line[..c].trim().is_empty() {
-                    lines[i + 1..]
+                    lines
                         .iter()
+                        .skip(i + 1)
                         .position(|(_, l)| {
                             let t = l.trim();
                             !t.is_empty() && !t.starts_with('#') && !t.starts_with("//")
@@ -161,8 +161,8 @@ impl Suppressions {
                             used: false,
                         }),
                         Some(l) => errors.push(
-                            Diagnostic::error(
-                                UNKNOWN_LINT.code,
+                            Diagnostic::new(
+                                &code::UNKNOWN_LINT,
                                 span,
                                 format!("`{}` is an error and cannot be silenced", l.name),
                             )
@@ -178,8 +178,8 @@ impl Suppressions {
                                 None => "docs/lints.md lists every lint by name".to_string(),
                             };
                             errors.push(
-                                Diagnostic::error(
-                                    UNKNOWN_LINT.code,
+                                Diagnostic::new(
+                                    &code::UNKNOWN_LINT,
                                     span,
                                     format!("unknown lint `{bare}`"),
                                 )
@@ -248,7 +248,7 @@ impl Suppressions {
                     ),
                 };
                 out.push(
-                    Diagnostic::warning(UNUSED_SUPPRESSION.code, n.span, message)
+                    Diagnostic::new(&code::UNUSED_SUPPRESSION, n.span, message)
                         .with_label("silences nothing")
                         .with_help(help),
                 );

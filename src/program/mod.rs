@@ -1,3 +1,7 @@
+#![allow(
+    clippy::indexing_slicing,
+    reason = "the tables are validated index by index when a bundle is decoded (and compile creates the indices it stores), so every index a table holds is in bounds; `decide` turns a panic into an `internal_error` deny"
+)]
 //! The compiled program: every table a decision reads, in one place.
 //!
 //! `compile` builds a [`Program`] from a resolved policy; `bundle` encodes and decodes one;

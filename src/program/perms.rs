@@ -102,14 +102,6 @@ pub(crate) struct GrantSet {
 }
 
 impl GrantSet {
-    /// Membership of an interned permission: constant time.
-    #[inline]
-    pub(crate) fn contains(&self, perms: &PermTable, p: u32) -> bool {
-        self.all
-            || self.exact.contains(p as usize)
-            || self.domains.contains(perms.domain_of[p as usize] as usize)
-    }
-
     /// Membership of any permission, interned or not (policies without a catalog).
     pub(crate) fn contains_permission(&self, perms: &PermTable, p: &Permission) -> bool {
         if self.all {

@@ -1,7 +1,7 @@
 //! Tool names that print alike: a host tool named like a server's tool is printed.
 
 use super::ir::{ServerDef, ToolDef};
-use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::diagnostic::{code, Diagnostic, Diagnostics};
 use std::collections::HashMap;
 
 /// Reports each host tool whose name is the printed name (`server.tool`) of a server's tool
@@ -19,8 +19,8 @@ pub(super) fn check(servers: &[ServerDef], tools: &[ToolDef], diags: &mut Diagno
             continue;
         };
         diags.push(
-            Diagnostic::error(
-                "toolgate::tool_name_collision",
+            Diagnostic::new(
+                &code::TOOL_NAME_COLLISION,
                 host.span,
                 format!(
                     "host tool `{}` prints like the tool `{}` of server `{}`",

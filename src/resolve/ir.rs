@@ -28,6 +28,8 @@ pub struct Policy {
     pub agents: Vec<AgentDef>,
     /// Test blocks in declaration order.
     pub tests: Vec<TestBlock>,
+    /// Catalog tool indices by bare name (several when servers share a tool name).
+    pub(crate) tool_index: rustc_hash::FxHashMap<String, Vec<u32>>,
 }
 
 impl Policy {
@@ -57,8 +59,8 @@ impl Policy {
     /// assert_eq!(p.tool_display(&p.tools[1]), "Bash");
     /// ```
     pub fn tool_display(&self, tool: &ToolDef) -> String {
-        match tool.server {
-            Some(s) => format!("{}.{}", self.servers[s].name, tool.name),
+        match tool.server.and_then(|s| self.servers.get(s)) {
+            Some(server) => format!("{}.{}", server.name, tool.name),
             None => tool.name.clone(),
         }
     }
@@ -76,6 +78,39 @@ impl Policy {
     /// ```
     pub fn agent(&self, name: &str) -> Option<&AgentDef> {
         self.agents.iter().find(|a| a.name == name)
+    }
+
+    /// The catalog tools (indices into [`Policy::tools`]) with this bare name: several when
+    /// servers share a tool name, none when no tool has it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut m = toolgate::source::SourceMap::new();
+    /// m.add("p.policy", "server a { tool log }\nserver b { tool log }\ntool Bash");
+    /// let (p, _) = toolgate::load::policy_from_sources(m);
+    /// assert_eq!((p.tools_named("log"), p.tools_named("x")), (&[0, 1][..], &[][..]));
+    /// ```
+    pub fn tools_named(&self, name: &str) -> &[u32] {
+        self.tool_index.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// The first permission catalog tool `tool` needs that agent `agent` (indices into
+    /// [`Policy::tools`] and [`Policy::agents`]) is not granted: the permission gate's refusal.
+    /// `None` when the gate lets the agent through (or either index is out of range).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut m = toolgate::source::SourceMap::new();
+    /// m.add("p.policy", "tool r needs fs:read\ntool w needs fs:read, fs:write\nagent a { grant fs:read }");
+    /// let (p, _) = toolgate::load::policy_from_sources(m);
+    /// assert!(p.missing(0, 0).is_none());
+    /// assert_eq!(p.missing(0, 1).unwrap().to_string(), "fs:write");
+    /// ```
+    pub fn missing(&self, agent: usize, tool: u32) -> Option<&Permission> {
+        let need = self.agents.get(agent)?.gate.get(tool as usize).copied()??;
+        self.tools.get(tool as usize)?.needs.get(need)
     }
 }
 
@@ -197,6 +232,7 @@ pub struct ParamDef {
 /// let (policy, _) = toolgate::load::policy_from_sources(m);
 /// let a = policy.agent("a").unwrap();
 /// assert_eq!((a.grants.len(), a.rules.len(), a.invalid_grants), (1, 1, false));
+/// assert_eq!(a.gate, [None]);
 /// ```
 #[derive(Debug, Clone)]
 pub struct AgentDef {
@@ -215,6 +251,10 @@ pub struct AgentDef {
     pub default_span: Option<Span>,
     /// Rules in source order.
     pub rules: Vec<RuleDef>,
+    /// For each catalog tool, the position in its `needs` of the first permission the agent
+    /// is not granted; `None` when the permission gate lets the agent through. Empty without
+    /// a catalog. [`Policy::missing`] reads it as a permission.
+    pub gate: Vec<Option<usize>>,
 }
 
 /// One allow or deny rule.
@@ -227,6 +267,7 @@ pub struct AgentDef {
 /// let (policy, _) = toolgate::load::policy_from_sources(m);
 /// let rule = &policy.agents[0].rules[0];
 /// assert_eq!((rule.conditions.len(), rule.because.as_deref()), (1, Some("no")));
+/// assert_eq!(rule.covers, [0]);
 /// ```
 #[derive(Debug, Clone)]
 pub struct RuleDef {
@@ -240,6 +281,9 @@ pub struct RuleDef {
     pub because: Option<String>,
     /// The whole rule.
     pub span: Span,
+    /// The catalog tools (sorted indices into [`Policy::tools`]) the target covers; empty
+    /// without a catalog.
+    pub covers: Vec<u32>,
 }
 
 /// A rule target.

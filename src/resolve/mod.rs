@@ -5,16 +5,18 @@
 pub mod arg_type;
 mod collision;
 pub mod ir;
+mod name_test;
 pub mod permission;
 pub mod suggest;
 pub mod test_case;
 
 pub use arg_type::{ArgType, BaseType};
 pub use ir::*;
+pub use name_test::{name_matches, NameTest};
 pub use permission::{parse_grant, parse_permission, Grant, Permission, PermissionError};
 pub use test_case::TestCase;
 
-use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::diagnostic::{code, Diagnostic, Diagnostics};
 use crate::pattern::glob;
 use crate::source::{SourceMap, Span};
 use crate::syntax::ast::{self, AgentStmt, CondOp, Effect, Item};
@@ -74,7 +76,9 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
                 Item::Server(s) => {
                     let id = match server_index.get(&s.name.text) {
                         Some(&id) => {
-                            r.duplicate("server", &s.name, servers[id].span);
+                            if let Some(first) = servers.get(id) {
+                                r.duplicate("server", &s.name, first.span);
+                            }
                             id
                         }
                         None => {
@@ -108,7 +112,7 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
                 e.needs.as_ref().and_then(|n| n.last()),
             ) {
                 r.diags.push(
-                    Diagnostic::warning("toolgate::needs_ignored", first.span.to(last.span), "`needs` is ignored: the policy has a tool catalog")
+                    Diagnostic::new(&code::NEEDS_IGNORED, first.span.to(last.span), "`needs` is ignored: the policy has a tool catalog")
                         .with_label("ignored")
                         .with_help("with a catalog, a tool's permissions come from its declaration; remove `needs` from the expectation"),
                 );
@@ -116,14 +120,11 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
         }
     }
     collision::check(&servers, &tools, &mut r.diags);
-    let mut by_name: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
-    for (i, tool) in tools.iter().enumerate() {
-        by_name.entry(tool.name.as_str()).or_default().push(i);
-    }
+    let tool_index = tools_by_name(&tools);
     let catalog = Catalog {
         servers: &servers,
         tools: &tools,
-        by_name,
+        by_name: &tool_index,
     };
     let mut agents: Vec<AgentDef> = Vec::new();
     let mut agent_index: HashMap<String, Span> = HashMap::new();
@@ -145,16 +146,56 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
             tools,
             agents,
             tests,
+            tool_index,
         },
         diags,
     )
+}
+
+/// Catalog tool indices by bare name (several when servers share a tool name).
+fn tools_by_name(tools: &[ToolDef]) -> rustc_hash::FxHashMap<String, Vec<u32>> {
+    let mut by_name: rustc_hash::FxHashMap<String, Vec<u32>> = Default::default();
+    for (i, tool) in (0u32..).zip(tools) {
+        by_name.entry(tool.name.clone()).or_default().push(i);
+    }
+    by_name
 }
 
 struct Catalog<'a> {
     servers: &'a [ServerDef],
     tools: &'a [ToolDef],
     /// Tool indexes by name, so a literal target is checked without a scan.
-    by_name: rustc_hash::FxHashMap<&'a str, Vec<usize>>,
+    by_name: &'a rustc_hash::FxHashMap<String, Vec<u32>>,
+}
+
+impl Catalog<'_> {
+    /// The catalog tools (sorted indices) a target covers: those of `servers` (any tool when
+    /// the target names no server) whose name its tool part matches.
+    fn covered(&self, target: &TargetDef, servers: &[Option<usize>]) -> Vec<u32> {
+        let in_scope = |t: u32| {
+            self.tools
+                .get(t as usize)
+                .is_some_and(|tool| target.server.is_none() || servers.contains(&tool.server))
+        };
+        match &target.tool {
+            NamePattern::Literal(name) => self
+                .by_name
+                .get(name.as_str())
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&t| in_scope(t))
+                .collect(),
+            pattern => {
+                let test = NameTest::new(pattern);
+                (0u32..)
+                    .zip(self.tools)
+                    .filter(|&(t, tool)| in_scope(t) && test.is_match(&tool.name))
+                    .map(|(t, _)| t)
+                    .collect()
+            }
+        }
+    }
 }
 
 struct Resolver<'s> {
@@ -165,7 +206,7 @@ struct Resolver<'s> {
 impl Resolver<'_> {
     fn duplicate(&mut self, what: &str, name: &ast::Name, first: Span) {
         self.diags.push(
-            Diagnostic::error("toolgate::duplicate_definition", name.span, format!("{what} `{}` is defined twice", name.text))
+            Diagnostic::new(&code::DUPLICATE_DEFINITION, name.span, format!("{what} `{}` is defined twice", name.text))
                 .with_label(format!("second definition of `{}`", name.text))
                 .with_related(first, "first defined here")
                 .with_help(format!("rename one of them or remove the duplicate; each {what} is defined once across all merged files")),
@@ -175,8 +216,8 @@ impl Resolver<'_> {
     fn check_name(&mut self, name: &ast::Name, what: &str) {
         if name.text.is_empty() {
             self.diags.push(
-                Diagnostic::error(
-                    "toolgate::empty_name",
+                Diagnostic::new(
+                    &code::EMPTY_NAME,
                     name.span,
                     format!("a {what} name cannot be empty"),
                 )
@@ -188,15 +229,15 @@ impl Resolver<'_> {
 
     fn permission_error(&mut self, lit: &ast::PermissionLit, e: PermissionError) {
         let code = match e {
-            PermissionError::WildcardDomain => "toolgate::wildcard_domain",
-            _ => "toolgate::invalid_permission",
+            PermissionError::WildcardDomain => &code::WILDCARD_DOMAIN,
+            _ => &code::INVALID_PERMISSION,
         };
         let label = match e {
             PermissionError::WildcardDomain => "a wildcard must not stand for the domain",
             _ => "not a valid permission",
         };
         self.diags.push(
-            Diagnostic::error(code, lit.span, e.message(&lit.text))
+            Diagnostic::new(code, lit.span, e.message(&lit.text))
                 .with_label(label)
                 .with_help(e.help()),
         );
@@ -242,8 +283,8 @@ impl Resolver<'_> {
         for lit in &t.needs {
             match parse_permission(&lit.text) {
                 Ok(p) if needs.contains(&p) => self.diags.push(
-                    Diagnostic::warning(
-                        "toolgate::duplicate_permission",
+                    Diagnostic::new(
+                        &code::DUPLICATE_PERMISSION,
                         lit.span,
                         format!("`{}` is listed twice", lit.text),
                     )
@@ -284,8 +325,8 @@ impl Resolver<'_> {
                 )
             };
             self.diags.push(
-                Diagnostic::error(
-                    "toolgate::unknown_type",
+                Diagnostic::new(
+                    &code::UNKNOWN_TYPE,
                     w.span,
                     format!("`{}` does not take an element type", w.text),
                 )
@@ -308,8 +349,8 @@ impl Resolver<'_> {
                     ),
                 };
                 self.diags.push(
-                    Diagnostic::error(
-                        "toolgate::unknown_type",
+                    Diagnostic::new(
+                        &code::UNKNOWN_TYPE,
                         last.span,
                         format!("unknown type `{name}`"),
                     )
@@ -325,8 +366,8 @@ impl Resolver<'_> {
             }
             _ => {
                 self.diags.push(
-                    Diagnostic::error(
-                        "toolgate::unknown_type",
+                    Diagnostic::new(
+                        &code::UNKNOWN_TYPE,
                         t.span,
                         format!(
                             "the type nests {arrays} arrays; at most {} are supported",
@@ -350,6 +391,7 @@ impl Resolver<'_> {
             default: Effect::Deny,
             default_span: None,
             rules: Vec::new(),
+            gate: Vec::new(),
         };
         for stmt in a.stmts {
             match stmt {
@@ -367,8 +409,8 @@ impl Resolver<'_> {
                 AgentStmt::Default(effect, span) => {
                     if let Some(first) = def.default_span {
                         self.diags.push(
-                            Diagnostic::error(
-                                "toolgate::duplicate_default",
+                            Diagnostic::new(
+                                &code::DUPLICATE_DEFAULT,
                                 span,
                                 format!("agent `{}` has a second `default`", def.name),
                             )
@@ -388,6 +430,15 @@ impl Resolver<'_> {
                 }
             }
         }
+        def.gate = catalog
+            .tools
+            .iter()
+            .map(|tool| {
+                tool.needs
+                    .iter()
+                    .position(|p| !def.grants.iter().any(|(g, _)| g.allows(p)))
+            })
+            .collect();
         def
     }
 
@@ -395,8 +446,8 @@ impl Resolver<'_> {
         if rule.effect == Effect::Allow {
             if let Some(b) = &rule.because {
                 self.diags.push(
-                    Diagnostic::error(
-                        "toolgate::because_on_allow",
+                    Diagnostic::new(
+                        &code::BECAUSE_ON_ALLOW,
                         b.span,
                         "`because` on an `allow` rule",
                     )
@@ -405,7 +456,7 @@ impl Resolver<'_> {
                 );
             }
         }
-        let target = self.target(&rule.target, catalog)?;
+        let (target, covers) = self.target(&rule.target, catalog)?;
         let mut conditions = Vec::new();
         for c in &rule.conditions {
             if let CondOp::Glob(g) = &c.op {
@@ -421,6 +472,7 @@ impl Resolver<'_> {
             conditions,
             because: rule.because.map(|b| b.value),
             span: rule.span,
+            covers,
         })
     }
 
@@ -428,8 +480,8 @@ impl Resolver<'_> {
         if part.quoted {
             if part.text.is_empty() {
                 self.diags.push(
-                    Diagnostic::error(
-                        "toolgate::empty_name",
+                    Diagnostic::new(
+                        &code::EMPTY_NAME,
                         part.span,
                         "a target name cannot be empty",
                     )
@@ -453,7 +505,7 @@ impl Resolver<'_> {
             }),
             Err(e) => {
                 self.diags.push(
-                    Diagnostic::error("toolgate::invalid_glob", part.span, format!("invalid glob `{}`: {}", part.text, e.message))
+                    Diagnostic::new(&code::INVALID_GLOB, part.span, format!("invalid glob `{}`: {}", part.text, e.message))
                         .with_label("not a valid glob")
                         .with_help("target globs use `*`, `?` and `[...]` classes; quote a name to use it literally"),
                 );
@@ -462,7 +514,9 @@ impl Resolver<'_> {
         }
     }
 
-    fn target(&mut self, t: &ast::Target, catalog: &Catalog) -> Option<TargetDef> {
+    /// The target of a rule, with the catalog tools it covers (sorted; empty without a
+    /// catalog). `None` when the rule is dropped (an error was reported).
+    fn target(&mut self, t: &ast::Target, catalog: &Catalog) -> Option<(TargetDef, Vec<u32>)> {
         let server = match &t.server {
             Some(s) => Some(self.name_pattern(s)?),
             None => None,
@@ -475,36 +529,19 @@ impl Resolver<'_> {
             span: t.span,
         };
         if catalog.tools.is_empty() {
-            return Some(def);
+            return Some((def, Vec::new()));
         }
         // With a catalog, literal names must exist; globs should match something.
         let server_ids = match self.target_servers(&def, t, catalog) {
             ServerScope::Servers(ids) => ids,
             ServerScope::Unknown => return None,
-            ServerScope::MatchesNothing => return Some(def),
+            ServerScope::MatchesNothing => return Some((def, Vec::new())),
         };
-        let in_scope = |tool: &&ToolDef| def.server.is_none() || server_ids.contains(&tool.server);
-        let any = match &def.tool {
-            NamePattern::Literal(name) => catalog
-                .by_name
-                .get(name.as_str())
-                .into_iter()
-                .flatten()
-                .filter_map(|&i| catalog.tools.get(i))
-                .any(|tool| in_scope(&tool)),
-            pattern => {
-                let tool_test = NameTest::new(pattern);
-                catalog
-                    .tools
-                    .iter()
-                    .filter(in_scope)
-                    .any(|tool| tool_test.is_match(&tool.name))
-            }
-        };
-        if !any && self.report_missing_tool(&def, t, catalog, &server_ids) {
+        let covers = catalog.covered(&def, &server_ids);
+        if covers.is_empty() && self.report_missing_tool(&def, t, catalog, &server_ids) {
             return None;
         }
-        Some(def)
+        Some((def, covers))
     }
 
     /// The servers a target's server part names (all declared ones when it names none).
@@ -526,8 +563,8 @@ impl Resolver<'_> {
                             "declare the server with `server NAME { tool ... }`, or fix the name",
                         );
                         self.diags.push(
-                            Diagnostic::error(
-                                "toolgate::unknown_server",
+                            Diagnostic::new(
+                                &code::UNKNOWN_SERVER,
                                 part.span,
                                 format!("unknown server `{name}`"),
                             )
@@ -550,8 +587,8 @@ impl Resolver<'_> {
                 );
                 if server_ids.is_empty() {
                     self.diags.push(
-                        Diagnostic::warning(
-                            "toolgate::target_matches_nothing",
+                        Diagnostic::new(
+                            &code::TARGET_MATCHES_NOTHING,
                             part.span,
                             format!("`{}` matches no declared server", part.text),
                         )
@@ -591,8 +628,8 @@ impl Resolver<'_> {
                 "declare the tool in the catalog, or fix the name",
             );
             self.diags.push(
-                Diagnostic::error(
-                    "toolgate::unknown_tool",
+                Diagnostic::new(
+                    &code::UNKNOWN_TOOL,
                     t.tool.span,
                     format!("unknown tool `{name}`{where_}"),
                 )
@@ -602,8 +639,8 @@ impl Resolver<'_> {
             return true;
         }
         self.diags.push(
-            Diagnostic::warning(
-                "toolgate::target_matches_nothing",
+            Diagnostic::new(
+                &code::TARGET_MATCHES_NOTHING,
                 t.tool.span,
                 format!("`{}` matches no declared tool{where_}", t.tool.text),
             )
@@ -616,8 +653,8 @@ impl Resolver<'_> {
     fn condition(&mut self, c: &ast::Condition) -> Option<CondDef> {
         if c.arg.segments.iter().any(|s| s.is_empty()) {
             self.diags.push(
-                Diagnostic::error(
-                    "toolgate::empty_name",
+                Diagnostic::new(
+                    &code::EMPTY_NAME,
                     c.arg.span,
                     "an argument name cannot be empty",
                 )
@@ -672,7 +709,7 @@ impl Resolver<'_> {
                 }
                 Err(e) => {
                     self.diags.push(
-                        Diagnostic::error("toolgate::invalid_glob", g.span, format!("invalid glob `{}`: {}", g.value, e.message))
+                        Diagnostic::new(&code::INVALID_GLOB, g.span, format!("invalid glob `{}`: {}", g.value, e.message))
                             .with_label("not a valid glob")
                             .with_help("globs use `*`, `**`, `?`, `[abc]`, `[!a]`, `{a,b}` and `\\` escapes; for a regex write re\"...\""),
                     );
@@ -714,8 +751,8 @@ impl Resolver<'_> {
         }
         if glob.starts_with('{') && glob[1..].split(',').any(|alt| alt.starts_with('/')) {
             self.diags.push(
-                Diagnostic::warning(
-                    "toolgate::alternatives_hide_path",
+                Diagnostic::new(
+                    &code::ALTERNATIVES_HIDE_PATH,
                     g.span,
                     format!("`{glob}` starts with alternatives, so it is a plain glob: values are not normalized"),
                 )
@@ -724,8 +761,8 @@ impl Resolver<'_> {
             );
         } else if effect == Effect::Allow && (glob.contains('/') || glob.contains("**")) {
             self.diags.push(
-                Diagnostic::warning(
-                    "toolgate::relative_glob_in_allow",
+                Diagnostic::new(
+                    &code::RELATIVE_GLOB_IN_ALLOW,
                     g.span,
                     format!("`{glob}` looks like a relative path, but plain globs are not normalized"),
                 )
@@ -734,8 +771,8 @@ impl Resolver<'_> {
             );
         } else if effect == Effect::Deny && (glob.contains('/') || glob.contains("**")) {
             self.diags.push(
-                Diagnostic::warning(
-                    "toolgate::relative_glob_in_deny",
+                Diagnostic::new(
+                    &code::RELATIVE_GLOB_IN_DENY,
                     g.span,
                     format!("`{glob}` looks like a path, but plain globs are compared as written"),
                 )
@@ -758,8 +795,8 @@ impl Resolver<'_> {
                         ),
                     );
                     self.diags.push(
-                        Diagnostic::error(
-                            "toolgate::unknown_reason",
+                        Diagnostic::new(
+                            &code::UNKNOWN_REASON,
                             reason.span,
                             format!("unknown reason `{}`", reason.text),
                         )
@@ -777,71 +814,12 @@ impl Resolver<'_> {
     }
 }
 
-/// True when a name pattern matches a name.
-///
-/// # Example
-///
-/// ```
-/// use toolgate::resolve::{name_matches, NamePattern};
-/// let glob = NamePattern::Glob { text: "git_*".into(), regex: "^git_.*$".into() };
-/// assert!(name_matches(&glob, "git_log"));
-/// assert!(!name_matches(&glob, "query"));
-/// ```
-pub fn name_matches(pattern: &NamePattern, name: &str) -> bool {
-    NameTest::new(pattern).is_match(name)
-}
-
-/// A name pattern compiled once, to test many names (catalog tools and servers).
-///
-/// # Example
-///
-/// ```
-/// use toolgate::resolve::{NamePattern, NameTest};
-/// let test = NameTest::new(&NamePattern::Glob { text: "git_*".into(), regex: "^git_.*$".into() });
-/// assert!(test.is_match("git_log") && !test.is_match("query"));
-/// ```
-#[derive(Debug, Clone)]
-pub enum NameTest {
-    /// `*`: any name.
-    Any,
-    /// An exact name.
-    Literal(String),
-    /// A glob over names (globset, `*` crosses everything: names have no separators).
-    Glob(globset::GlobMatcher),
-}
-
-impl NameTest {
-    /// Compiles a pattern. A glob that does not compile (the resolver reports it) matches
-    /// nothing.
-    pub fn new(pattern: &NamePattern) -> NameTest {
-        match pattern {
-            NamePattern::Any => NameTest::Any,
-            NamePattern::Literal(l) => NameTest::Literal(l.clone()),
-            NamePattern::Glob { text, .. } => globset::GlobBuilder::new(text)
-                .literal_separator(false)
-                .backslash_escape(true)
-                .build()
-                .map(|g| NameTest::Glob(g.compile_matcher()))
-                .unwrap_or(NameTest::Literal(String::new())),
-        }
-    }
-
-    /// True when the pattern matches the name.
-    pub fn is_match(&self, name: &str) -> bool {
-        match self {
-            NameTest::Any => true,
-            NameTest::Literal(l) => l == name,
-            NameTest::Glob(g) => g.is_match(name),
-        }
-    }
-}
-
 /// Checks a regex literal, pointing any error into the literal.
 /// A path pattern written out of normal form still works (it is matched in normal form), but
 /// the reader of the policy should see what it means.
 fn path_not_normal_warning(g: &ast::StrLit, normal: &str) -> Diagnostic {
-    Diagnostic::warning(
-        "toolgate::path_pattern_not_normal",
+    Diagnostic::new(
+        &code::PATH_PATTERN_NOT_NORMAL,
         g.span,
         format!("path pattern `{}` is not in normal form; it is matched as `{normal}`", g.value),
     )
@@ -857,8 +835,8 @@ fn invalid_shell_pattern(
     e: &crate::shell::PatternError,
     sources: &SourceMap,
 ) -> Diagnostic {
-    Diagnostic::error(
-        "toolgate::invalid_shell_pattern",
+    Diagnostic::new(
+        &code::INVALID_SHELL_PATTERN,
         literal_span(p, e.span.clone(), sources),
         format!("invalid shell pattern `{}`: {}", p.value, e.message),
     )
@@ -889,8 +867,8 @@ fn path_not_normalizable_error(
         Some(r) => literal_span(g, r.clone(), sources),
         None => g.span,
     };
-    Diagnostic::error(
-        "toolgate::path_not_normalizable",
+    Diagnostic::new(
+        &code::PATH_NOT_NORMALIZABLE,
         span,
         format!("path pattern `{}` cannot be normalized: {}", g.value, e.message),
     )
@@ -939,8 +917,8 @@ fn validate_regex(lit: &ast::StrLit, sources: &SourceMap) -> Result<(), Box<Diag
                 "regexes use Rust `regex` syntax; see docs/language.md"
             };
             Err(Box::new(
-                Diagnostic::error(
-                    "toolgate::invalid_regex",
+                Diagnostic::new(
+                    &code::INVALID_REGEX,
                     to_span(span.start.offset, span.end.offset),
                     format!("invalid regex: {message}"),
                 )

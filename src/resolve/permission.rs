@@ -45,6 +45,26 @@ pub enum Grant {
     Exact(Permission),
 }
 
+impl Grant {
+    /// True when this grant lets an agent use `p`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::resolve::{parse_grant, parse_permission};
+    /// let read = parse_permission("fs:read").unwrap();
+    /// assert!(parse_grant("fs:*").unwrap().allows(&read));
+    /// assert!(!parse_grant("fs:write").unwrap().allows(&read));
+    /// ```
+    pub fn allows(&self, p: &Permission) -> bool {
+        match self {
+            Grant::All => true,
+            Grant::Domain(d) => *d == p.domain,
+            Grant::Exact(e) => e == p,
+        }
+    }
+}
+
 impl fmt::Display for Grant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

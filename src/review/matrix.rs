@@ -415,6 +415,10 @@ impl Matrix {
     /// # Panics
     ///
     /// When either index is out of range.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "documented panic: the cell of an agent or tool that is not in the matrix"
+    )]
     pub fn cell(&self, a: usize, t: usize) -> &Cell {
         &self.cells[a * self.tools.len() + t]
     }
@@ -469,6 +473,14 @@ impl Matrix {
     /// The request for tool `t` that the matrix and the engine are compared on: the tool
     /// addressed as a host would (with its server), the required arguments not in `args` set
     /// to a plain value of their declared type (`null` when untyped).
+    ///
+    /// # Panics
+    ///
+    /// When either index is out of range.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "documented panic: a probe of an agent or tool that is not in the matrix"
+    )]
     pub fn probe(&self, a: usize, t: usize, args: Map<String, Value>) -> Request {
         let tool = &self.tools[t];
         let mut req = Request::new(self.agents[a].as_str(), tool.name.as_str());

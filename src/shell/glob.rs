@@ -57,7 +57,7 @@ impl Glob {
                     .collect(),
             );
         }
-        if pieces.len() == 1 && pieces[0] == Piece::Star {
+        if matches!(pieces.as_slice(), [Piece::Star]) {
             return Glob::Any;
         }
         Glob::Pieces(pieces)
@@ -81,7 +81,7 @@ impl Glob {
                     .iter()
                     .rposition(|x| *x == Piece::Char('/'))
                     .map_or(0, |i| i + 1);
-                Glob::new(p[from..].to_vec())
+                Glob::new(p.get(from..).unwrap_or(&[]).to_vec())
             }
         }
     }

@@ -1,3 +1,7 @@
+#![allow(
+    clippy::indexing_slicing,
+    reason = "the parser and matchers index token and byte buffers at positions their loops check against the length first; `decide` turns a panic into an `internal_error` deny"
+)]
 //! Shell-aware command matching: the `ARG matches shell "PATTERN"` condition's parser and
 //! matcher.
 //!
@@ -39,4 +43,4 @@ pub use parser::{generous, strict, Generous, MAX_DEPTH};
 pub use pattern::{Pattern, PatternError};
 pub use set::{DenyMatches, Matches, PatternId, PatternSet};
 pub use unreadable::{Construct, Unreadable};
-pub use words::{Command, Word, WordKind};
+pub use words::{Command, CommandView, Word, WordKind};

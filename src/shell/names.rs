@@ -25,13 +25,15 @@ impl NameFilter {
     /// Adds a name.
     pub fn insert(&mut self, name: &str) {
         let (first, bit) = key(name);
-        self.lengths[first] |= bit;
+        if let Some(lengths) = self.lengths.get_mut(first) {
+            *lengths |= bit;
+        }
     }
 
     /// Whether `word` may be one of the names (false: it certainly is not).
     pub fn may_contain(&self, word: &str) -> bool {
         let (first, bit) = key(word);
-        self.lengths[first] & bit != 0
+        self.lengths.get(first).is_some_and(|l| l & bit != 0)
     }
 }
 

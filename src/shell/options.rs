@@ -3,7 +3,7 @@
 //! the flags `r` and `f`. Long options may be abbreviated to any prefix (GNU getopt accepts a
 //! unique one), so `--rec` is `--recursive`.
 
-use super::words::{Command, Word};
+use super::words::{CommandView, Word};
 use super::wrappers::basename;
 
 /// The option spellings of one program (or one `git` subcommand).
@@ -250,7 +250,7 @@ pub static SPELLINGS: &[Spellings] = &[
 
 /// The spellings table for a command (by its program's last component and, for tables of a
 /// subcommand, its second word).
-pub fn for_command(cmd: &Command) -> Option<&'static Spellings> {
+pub fn for_command(cmd: CommandView<'_>) -> Option<&'static Spellings> {
     let program = basename(cmd.get(0)?.literal()?);
     let sub = cmd.get(1).and_then(Word::literal);
     SPELLINGS

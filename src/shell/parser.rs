@@ -10,8 +10,8 @@
 //! [`MAX_DEPTH`], so both run in linear time; neither panics.
 
 use super::unreadable::{Construct, Unreadable};
-use super::words::{Command, WordKind};
-use super::wrappers::{self, Inner};
+use super::words::{Command, CommandView, Word, WordKind};
+use super::wrappers::{self, Runs};
 
 /// How deep `$(...)`, `(...)`, backticks, `sh -c` strings and wrapper chains are followed.
 pub const MAX_DEPTH: u32 = 16;
@@ -56,10 +56,8 @@ pub(crate) fn strict_into(
 pub fn generous(value: &str) -> Generous {
     let mut buffers = Buffers::default();
     let result = generous_into(value, &mut buffers);
-    let mut commands = buffers.commands;
-    commands.truncate(buffers.len);
     Generous {
-        commands,
+        commands: buffers.commands().map(CommandView::to_command).collect(),
         unreadable: result.err(),
     }
 }
@@ -68,21 +66,32 @@ pub fn generous(value: &str) -> Generous {
 /// [`Buffers::commands`], the result says whether anything was unreadable.
 pub(crate) fn generous_into(value: &str, buffers: &mut Buffers) -> Result<(), Unreadable> {
     buffers.len = 0;
+    buffers.seen.clear();
     let mut p = Parser::new(value, Mode::Generous, 0, None, buffers);
     p.list(Stop::End)
+}
+
+/// A simple command seen: the words of `commands[command]` from `from` on (a wrapper's inner
+/// command is the tail of the wrapper's words).
+#[derive(Clone, Copy, Debug)]
+struct Seen {
+    command: usize,
+    from: usize,
 }
 
 /// The commands a generous reading found, and buffers kept for the next reading: a reading
 /// that reuses them allocates only when it needs more room than any before it.
 #[derive(Debug, Default)]
 pub(crate) struct Buffers {
-    /// The commands found are `commands[..len]`; the rest are cleared spares.
+    /// The commands read are `commands[..len]`; the rest are cleared spares.
     commands: Vec<Command>,
     len: usize,
-    /// Cleared commands for a list being read or a wrapper's inner command.
+    /// Every simple command seen, in order, as a view of one of `commands`.
+    seen: Vec<Seen>,
+    /// Cleared commands for a list being read or a command made from a wrapper's words.
     spare: Vec<Command>,
-    /// Cleared vectors for a wrapper's inner commands.
-    inner: Vec<Vec<Inner>>,
+    /// Cleared vectors for what wrappers run.
+    inner: Vec<Vec<Runs>>,
     /// The text of a redirection target (read, then dropped).
     target: String,
 }
@@ -93,6 +102,7 @@ impl Buffers {
         Buffers {
             commands: Vec::new(),
             len: 0,
+            seen: Vec::new(),
             spare: Vec::new(),
             inner: Vec::new(),
             target: String::new(),
@@ -100,8 +110,18 @@ impl Buffers {
     }
 
     /// The commands found, outer ones before the commands they run.
-    pub(crate) fn commands(&self) -> &[Command] {
-        self.commands.get(..self.len).unwrap_or(&[])
+    pub(crate) fn commands(&self) -> impl Iterator<Item = CommandView<'_>> + '_ {
+        self.seen.iter().filter_map(|s| {
+            let cmd = self.commands.get(s.command)?;
+            Some(cmd.view().tail(s.from))
+        })
+    }
+
+    /// Records that the words of `commands[command]` from `from` on are a command; returns
+    /// its index in `seen`.
+    fn see(&mut self, command: usize, from: usize) -> usize {
+        self.seen.push(Seen { command, from });
+        self.seen.len() - 1
     }
 
     fn spare(&mut self) -> Command {
@@ -157,6 +177,10 @@ struct Parser<'s, 'o> {
 }
 
 /// Bytes that mean nothing to the shell anywhere in a word (ASCII letters, digits, `-_/@%+^!`).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "indices below 128 and byte values in a 256-entry table"
+)]
 const PLAIN: [bool; 256] = {
     let mut t = [false; 256];
     let mut c = 0;
@@ -171,12 +195,57 @@ const PLAIN: [bool; 256] = {
 
 /// [`PLAIN`] and the bytes that mean something only inside a brace or before a tilde
 /// (`.,=:`).
+#[allow(clippy::indexing_slicing, reason = "byte values in a 256-entry table")]
 const PLAIN_UNBRACED: [bool; 256] = {
     let mut t = PLAIN;
     t[b'.' as usize] = true;
     t[b',' as usize] = true;
     t[b'=' as usize] = true;
     t[b':' as usize] = true;
+    t
+};
+
+/// Whether byte `c` is in the byte table `table`.
+fn in_table(table: &[bool; 256], c: u8) -> bool {
+    table.get(usize::from(c)).copied().unwrap_or(false)
+}
+
+/// The length of the run of bytes in `table` that `bytes` starts with (four at a time while
+/// they all are).
+fn run_of(bytes: &[u8], table: &[bool; 256]) -> usize {
+    let mut len = 0;
+    for chunk in bytes.chunks_exact(4) {
+        let all = chunk.iter().fold(true, |all, &c| all & in_table(table, c));
+        if !all {
+            break;
+        }
+        len += 4;
+    }
+    let rest = bytes.get(len..).unwrap_or(&[]);
+    len + rest
+        .iter()
+        .position(|&c| !in_table(table, c))
+        .unwrap_or(rest.len())
+}
+
+/// Bytes that stand for themselves inside double quotes (ASCII, not a control character, not
+/// `"`, `\`, `$` or a backtick).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "indices below 128 and byte values in a 256-entry table"
+)]
+const QUOTED_PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 128 {
+        let b = c as u8;
+        t[c] = !is_control(b);
+        c += 1;
+    }
+    t[b'"' as usize] = false;
+    t[b'\\' as usize] = false;
+    t[b'$' as usize] = false;
+    t[b'`' as usize] = false;
     t
 };
 
@@ -187,7 +256,7 @@ fn is_meta(c: u8) -> bool {
     )
 }
 
-fn is_control(c: u8) -> bool {
+const fn is_control(c: u8) -> bool {
     (c < 0x20 && c != b'\t' && c != b'\n') || c == 0x7f
 }
 
@@ -207,19 +276,31 @@ pub(crate) fn is_assignment(raw: &[u8]) -> bool {
     if !(first.is_ascii_alphabetic() || first == b'_') {
         return false;
     }
-    for (i, &c) in raw.iter().enumerate() {
-        if c == b'=' {
-            return true;
-        }
-        if c == b'+' {
-            return raw.get(i + 1) == Some(&b'=');
-        }
-        if !(c.is_ascii_alphanumeric() || c == b'_') {
-            return false;
-        }
-    }
-    false
+    let name = raw
+        .iter()
+        .position(|&c| !in_table(&NAME, c))
+        .unwrap_or(raw.len());
+    matches!(
+        raw.get(name..).unwrap_or(&[]),
+        [b'=', ..] | [b'+', b'=', ..]
+    )
 }
+
+/// Bytes of a variable name (ASCII letters, digits, `_`).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "indices below 128 in a 256-entry table"
+)]
+const NAME: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 128 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'_';
+        c += 1;
+    }
+    t
+};
 
 fn max_kind(a: WordKind, b: WordKind) -> WordKind {
     fn rank(k: WordKind) -> u8 {
@@ -321,9 +402,15 @@ impl<'s, 'o> Parser<'s, 'o> {
                 b'#' => return self.err(Construct::Comment, at),
                 _ => {
                     let mark = cmd.buffer().len();
-                    let kind = self.word(cmd.buffer())?;
+                    let kind = match self.plain_word() {
+                        Some(text) => {
+                            cmd.buffer().push_str(text);
+                            WordKind::Literal
+                        }
+                        None => self.word(cmd.buffer())?,
+                    };
                     if cmd.is_empty() {
-                        let raw = &self.b[at..self.pos];
+                        let raw = self.b.get(at..self.pos).unwrap_or(&[]);
                         if is_assignment(raw) {
                             return self.err(Construct::Assignment, at);
                         }
@@ -402,8 +489,14 @@ impl<'s, 'o> Parser<'s, 'o> {
                 _ => {
                     let start = self.pos;
                     let mark = cmd.buffer().len();
-                    let kind = self.word(cmd.buffer())?;
-                    let raw = &self.b[start..self.pos];
+                    let kind = match self.plain_word() {
+                        Some(text) => {
+                            cmd.buffer().push_str(text);
+                            WordKind::Literal
+                        }
+                        None => self.word(cmd.buffer())?,
+                    };
+                    let raw = self.b.get(start..self.pos).unwrap_or(&[]);
                     let fd = matches!(self.peek(0), Some(b'<' | b'>'))
                         && raw.iter().all(u8::is_ascii_digit);
                     // A file descriptor number (`2>/dev/null`), a header word, an assignment
@@ -498,47 +591,61 @@ impl<'s, 'o> Parser<'s, 'o> {
             return Ok(());
         }
         let idx = self.out.push(cmd);
-        self.emit(idx, 0)
+        let seen = self.out.see(idx, 0);
+        self.emit(seen, 0)
     }
 
-    /// Checks the recorded command `idx` and records what its wrappers run.
-    fn emit(&mut self, idx: usize, level: u32) -> R<()> {
+    /// Checks the command seen `seen` (an index in `Buffers::seen`) and records what its
+    /// wrappers run.
+    fn emit(&mut self, seen: usize, level: u32) -> R<()> {
         let at = self.pos;
         let out = &mut *self.out;
-        let Some(cmd) = out.commands.get(idx) else {
+        let Some(&seen) = out.seen.get(seen) else {
             return Ok(());
         };
-        match cmd.get(0) {
-            Some(super::words::Word::Unknown { .. }) => {
-                return self.err(Construct::DynamicProgram, at)
-            }
+        let Some(cmd) = out.commands.get(seen.command) else {
+            return Ok(());
+        };
+        let cmd = cmd.view().tail(seen.from);
+        let wrapper = match cmd.get(0) {
+            Some(Word::Unknown { .. }) => return self.err(Construct::DynamicProgram, at),
             None => return Ok(()),
-            Some(_) => {}
-        }
+            Some(Word::Literal(program)) => wrappers::find(program),
+        };
+        // Most programs run nothing else.
+        let Some(wrapper) = wrapper else {
+            return Ok(());
+        };
         let mut inner = out.inner.pop().unwrap_or_default();
-        if let Err(construct) = wrappers::look_through_into(cmd, &mut inner, &mut out.spare) {
+        if let Err(construct) = wrappers::runs_of(wrapper, cmd, &mut inner, &mut out.spare) {
             inner.clear();
             out.inner.push(inner);
             return self.err(construct, at);
         }
-        let r = self.emit_inner(&mut inner, level, at);
+        let r = self.emit_inner(&mut inner, seen, level, at);
         inner.clear();
         self.out.inner.push(inner);
         r
     }
 
-    fn emit_inner(&mut self, inner: &mut Vec<Inner>, level: u32, at: usize) -> R<()> {
+    /// Records and checks what the command `outer` runs.
+    fn emit_inner(&mut self, inner: &mut Vec<Runs>, outer: Seen, level: u32, at: usize) -> R<()> {
         for i in inner.drain(..) {
             if level + self.depth >= MAX_DEPTH {
                 return self.err(Construct::TooDeep, at);
             }
             match i {
-                Inner::Command(mut c) => {
+                Runs::Words(from) => {
+                    let seen = self.out.see(outer.command, outer.from.saturating_add(from));
+                    self.emit(seen, level + 1)?
+                }
+                Runs::Command(mut c) => {
                     let idx = self.out.push(&mut c);
                     self.out.give_back(c);
-                    self.emit(idx, level + 1)?
+                    let seen = self.out.see(idx, 0);
+                    self.emit(seen, level + 1)?
                 }
-                Inner::Script(s) => {
+                Runs::Script(s) => {
                     self.depth += level;
                     let r = self.script(&s, at);
                     self.depth -= level;
@@ -567,14 +674,11 @@ impl<'s, 'o> Parser<'s, 'o> {
             // Outside a brace, `.` and `,` mean nothing and `=`/`:` only allow a tilde after
             // them.
             let plain = if brace_open { &PLAIN } else { &PLAIN_UNBRACED };
-            if plain[c as usize] {
+            if in_table(plain, c) {
                 // A run of characters with no meaning to the shell, copied at once.
                 let run = self.pos;
                 let rest = self.b.get(run..).unwrap_or(&[]);
-                let len = rest
-                    .iter()
-                    .position(|&c| !plain[c as usize])
-                    .unwrap_or(rest.len());
+                let len = run_of(rest, plain);
                 self.pos = run + len;
                 w.push_str(self.src.get(run..self.pos).unwrap_or(""));
                 tilde_ok = matches!(rest.get(len.wrapping_sub(1)), Some(b'=' | b':'));
@@ -597,11 +701,17 @@ impl<'s, 'o> Parser<'s, 'o> {
                 b'\'' => {
                     let open = self.pos;
                     self.pos += 1;
-                    let Some(len) = self.b[self.pos..].iter().position(|&c| c == b'\'') else {
+                    let Some(len) = self
+                        .b
+                        .get(self.pos..)
+                        .unwrap_or(&[])
+                        .iter()
+                        .position(|&c| c == b'\'')
+                    else {
                         return self.err(Construct::UnbalancedQuote, open);
                     };
                     let end = self.pos + len;
-                    let text = &self.b[self.pos..end];
+                    let text = self.b.get(self.pos..end).unwrap_or(&[]);
                     if text.iter().all(|&c| c < 0x80 && !is_control(c)) {
                         w.push_str(self.src.get(self.pos..end).unwrap_or(""));
                         self.pos = end;
@@ -661,6 +771,22 @@ impl<'s, 'o> Parser<'s, 'o> {
         }
         debug_assert!(self.pos > start || self.peek(0).is_none_or(is_meta));
         Ok(kind)
+    }
+
+    /// The word at the current position if it is made of plain bytes only ([`PLAIN_UNBRACED`]:
+    /// no quote, escape, expansion, glob, brace or tilde), moving past it: its text is itself.
+    /// None (and nothing read) for any other word.
+    #[inline]
+    fn plain_word(&mut self) -> Option<&'s str> {
+        let rest = self.b.get(self.pos..)?;
+        let len = run_of(rest, &PLAIN_UNBRACED);
+        if len == 0 || rest.get(len).is_some_and(|&c| !is_meta(c)) {
+            return None;
+        }
+        let text = self.src.get(self.pos..self.pos + len)?;
+        self.pos += len;
+        self.bracket = None;
+        Some(text)
     }
 
     /// Whether the unquoted `[` at the current position has a `]` later in the same word.
@@ -736,6 +862,13 @@ impl<'s, 'o> Parser<'s, 'o> {
                 },
                 b'$' => self.dollar(w, kind, true)?,
                 b'`' => self.backticks(kind, true)?,
+                _ if in_table(&QUOTED_PLAIN, c) => {
+                    // A run of characters that stand for themselves, copied at once.
+                    let run = self.pos;
+                    let len = run_of(self.b.get(run..).unwrap_or(&[]), &QUOTED_PLAIN);
+                    self.pos = run + len;
+                    w.push_str(self.src.get(run..self.pos).unwrap_or(""));
+                }
                 _ => self.literal_char(w)?,
             }
         }

@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use super::glob::{Glob, Piece};
 use super::options::{self, Flag};
-use super::words::{Command, Word};
+use super::words::{Command, CommandView, Word};
 use super::wrappers::basename;
 
 /// The most words a pattern may have.
@@ -173,6 +173,11 @@ impl Pattern {
     /// Whether `cmd` matches. `deny` selects the generous semantics: the program compares by
     /// last path component, and a run-time word may stand for anything (the match is possible).
     pub fn matches(&self, cmd: &Command, deny: bool) -> bool {
+        self.matches_view(cmd.view(), deny)
+    }
+
+    /// [`Pattern::matches`] for a view of a command's words.
+    pub fn matches_view(&self, cmd: CommandView<'_>, deny: bool) -> bool {
         let Some(fs) = &self.flags else {
             return self.sequence(0, cmd.words().map(item), deny);
         };
@@ -335,8 +340,8 @@ fn tokenize(text: &str) -> Result<Vec<(Token, Range<usize>)>, PatternError> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
-    while i < b.len() {
-        if b[i] == b' ' || b[i] == b'\t' {
+    while let Some(&c) = b.get(i) {
+        if c == b' ' || c == b'\t' {
             i += 1;
             continue;
         }
@@ -394,14 +399,14 @@ fn tokenize(text: &str) -> Result<Vec<(Token, Range<usize>)>, PatternError> {
 
 /// The end of the raw word starting at `i` (quotes skipped over; unclosed ones run to the end).
 fn word_end(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() {
-        match b[i] {
+    while let Some(&c) = b.get(i) {
+        match c {
             b' ' | b'\t' => break,
             b'\\' => i += 2,
             q @ (b'\'' | b'"') => {
                 i += 1;
-                while i < b.len() && b[i] != q {
-                    if q == b'"' && b[i] == b'\\' {
+                while let Some(&c) = b.get(i).filter(|&&c| c != q) {
+                    if q == b'"' && c == b'\\' {
                         i += 1;
                     }
                     i += 1;

@@ -15,7 +15,7 @@ use super::names::NameFilter;
 use super::parser;
 use super::pattern::Pattern;
 use super::unreadable::Unreadable;
-use super::words::{Command, Word};
+use super::words::{Command, CommandView, Word};
 use super::wrappers::basename;
 
 /// The index of a pattern in its set, in the order added.
@@ -41,7 +41,9 @@ impl Matches {
         if self.more.len() < w {
             self.more.resize(w, 0);
         }
-        self.more[w - 1] |= 1 << b;
+        if let Some(word) = self.more.get_mut(w - 1) {
+            *word |= 1 << b;
+        }
     }
 
     /// Whether `id` is in the set.
@@ -144,6 +146,22 @@ pub struct PatternSet {
     /// Patterns whose program word is a glob, with the literal text it starts with.
     glob_program: Vec<(String, PatternId)>,
     glob_base: Vec<(String, PatternId)>,
+    /// The first bytes of the `glob_base` prefixes, one bit each (all set when a prefix is
+    /// empty): a base outside them is matched by no glob.
+    glob_base_first: [u64; 4],
+}
+
+/// Sets the bit of `byte` in a 256-bit set.
+fn set_bit(bits: &mut [u64; 4], byte: u8) {
+    if let Some(word) = bits.get_mut(usize::from(byte / 64)) {
+        *word |= 1 << (byte % 64);
+    }
+}
+
+/// Whether the bit of `byte` is set.
+fn has_bit(bits: &[u64; 4], byte: u8) -> bool {
+    bits.get(usize::from(byte / 64))
+        .is_some_and(|w| w & (1 << (byte % 64)) != 0)
 }
 
 impl PatternSet {
@@ -167,7 +185,14 @@ impl PatternSet {
                 self.base_names.insert(p);
                 self.by_base.entry(p.to_string()).or_default().push(id)
             }
-            None => self.glob_base.push((pattern.program_prefix(true), id)),
+            None => {
+                let prefix = pattern.program_prefix(true);
+                match prefix.as_bytes().first() {
+                    Some(&b) => set_bit(&mut self.glob_base_first, b),
+                    None => self.glob_base_first = [u64::MAX; 4],
+                }
+                self.glob_base.push((prefix, id))
+            }
         }
         self.patterns.push(pattern);
         id
@@ -217,7 +242,7 @@ impl PatternSet {
             .filter(|(prefix, _)| program.starts_with(prefix.as_str()))
             .map(|(_, id)| id);
         for &id in exact.iter().chain(globs) {
-            if self.patterns[id].matches(cmd, false) {
+            if self.patterns.get(id).is_some_and(|p| p.matches(cmd, false)) {
                 m.insert(id);
             }
         }
@@ -233,7 +258,7 @@ impl PatternSet {
                 unreadable: parser::generous_into(value, &mut b.generous).err(),
             };
             for cmd in b.generous.commands() {
-                self.deny_command(cmd, &mut out.matches);
+                self.deny_view(cmd, &mut out.matches);
             }
             out
         })
@@ -241,6 +266,11 @@ impl PatternSet {
 
     /// Adds the deny patterns one command matches to `m`.
     pub fn deny_command(&self, cmd: &Command, m: &mut Matches) {
+        self.deny_view(cmd.view(), m)
+    }
+
+    /// [`PatternSet::deny_command`] for a view of a command's words.
+    pub fn deny_view(&self, cmd: CommandView<'_>, m: &mut Matches) {
         let (candidates, base): (&[PatternId], &str) = match cmd.get(0) {
             Some(Word::Literal(program)) => {
                 let base = basename(program);
@@ -260,13 +290,26 @@ impl PatternSet {
             }
             None => return,
         };
+        let may_glob = match base.as_bytes().first() {
+            Some(&b) => has_bit(&self.glob_base_first, b),
+            None => !self.glob_base.is_empty(),
+        };
+        if candidates.is_empty() && !may_glob {
+            // Most programs are named by no pattern.
+            return;
+        }
         let globs = self
             .glob_base
             .iter()
-            .filter(|(prefix, _)| base.starts_with(prefix.as_str()))
+            .filter(|(prefix, _)| may_glob && base.starts_with(prefix.as_str()))
             .map(|(_, id)| id);
         for &id in candidates.iter().chain(globs) {
-            if !m.contains(id) && self.patterns[id].matches(cmd, true) {
+            if !m.contains(id)
+                && self
+                    .patterns
+                    .get(id)
+                    .is_some_and(|p| p.matches_view(cmd, true))
+            {
                 m.insert(id);
             }
         }

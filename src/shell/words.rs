@@ -133,8 +133,12 @@ impl Command {
 
     /// The word at `i`, if any.
     pub fn get(&self, i: usize) -> Option<Word<'_>> {
-        let s = self.spans.get(i)?;
-        Some(match s.kind {
+        self.spans.get(i).map(|s| self.word(s))
+    }
+
+    #[inline]
+    fn word(&self, s: &Span) -> Word<'_> {
+        match s.kind {
             WordKind::Literal => Word::Literal(
                 self.text
                     .get(s.start as usize..s.end as usize)
@@ -142,12 +146,17 @@ impl Command {
             ),
             WordKind::Unknown => Word::Unknown { fields: false },
             WordKind::UnknownFields => Word::Unknown { fields: true },
-        })
+        }
     }
 
     /// The words in order.
     pub fn words(&self) -> impl ExactSizeIterator<Item = Word<'_>> + '_ {
-        (0..self.spans.len()).map(|i| self.get(i).unwrap_or(Word::Unknown { fields: true }))
+        self.view().words()
+    }
+
+    /// The whole command as a [`CommandView`].
+    pub fn view(&self) -> CommandView<'_> {
+        CommandView { cmd: self, from: 0 }
     }
 
     /// The literal argv, if every word is known.
@@ -172,11 +181,12 @@ impl Command {
         let shift = to.text.len() as u32;
         to.text
             .push_str(self.text.get(start as usize..end as usize).unwrap_or(""));
-        to.spans.extend(self.spans[from..].iter().map(|s| Span {
-            start: s.start - start + shift,
-            end: s.end - start + shift,
-            kind: s.kind,
-        }));
+        to.spans
+            .extend(self.spans.get(from..).unwrap_or(&[]).iter().map(|s| Span {
+                start: s.start - start + shift,
+                end: s.end - start + shift,
+                kind: s.kind,
+            }));
     }
 
     /// Copies word `i` (text and kind) onto the end of `to`.
@@ -188,6 +198,73 @@ impl Command {
                 .unwrap_or("");
             to.push(text, s.kind);
         }
+    }
+}
+
+/// The words of a [`Command`] from one index on, borrowed: what a wrapper runs
+/// (`sudo rm -rf /` runs the words `rm -rf /` of the same command) without a copy.
+#[derive(Clone, Copy, Debug)]
+pub struct CommandView<'a> {
+    cmd: &'a Command,
+    /// The index in `cmd` of the view's first word (at most `cmd.len()`).
+    from: usize,
+}
+
+impl<'a> CommandView<'a> {
+    #[inline]
+    fn spans(self) -> &'a [Span] {
+        self.cmd.spans.get(self.from..).unwrap_or(&[])
+    }
+
+    /// The number of words.
+    pub fn len(self) -> usize {
+        self.spans().len()
+    }
+
+    /// Whether the view has no words.
+    pub fn is_empty(self) -> bool {
+        self.spans().is_empty()
+    }
+
+    /// The word at `i` (counted from the view's first word), if any.
+    #[inline]
+    pub fn get(self, i: usize) -> Option<Word<'a>> {
+        let cmd = self.cmd;
+        self.spans().get(i).map(|s| cmd.word(s))
+    }
+
+    /// The words in order.
+    pub fn words(self) -> impl ExactSizeIterator<Item = Word<'a>> + Clone + 'a {
+        let cmd = self.cmd;
+        self.spans().iter().map(move |s| cmd.word(s))
+    }
+
+    /// The words from `i` on (empty past the end).
+    pub fn tail(self, i: usize) -> CommandView<'a> {
+        CommandView {
+            cmd: self.cmd,
+            from: self.from.saturating_add(i).min(self.cmd.len()),
+        }
+    }
+
+    /// The index in the underlying command of the view's first word.
+    pub(crate) fn start(self) -> usize {
+        self.from
+    }
+
+    /// The command the view is part of.
+    pub(crate) fn command(self) -> &'a Command {
+        self.cmd
+    }
+
+    /// The words as a command of their own.
+    pub fn to_command(self) -> Command {
+        self.cmd.tail(self.from)
+    }
+
+    /// Copies word `i` (text and kind) onto the end of `to`.
+    pub fn copy_word(self, i: usize, to: &mut Command) {
+        self.cmd.copy_word(self.from.saturating_add(i), to);
     }
 }
 

@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 use super::names::NameFilter;
 use super::parser::is_assignment;
 use super::unreadable::Construct;
-use super::words::{Command, Word, WordKind};
+use super::words::{Command, CommandView, Word, WordKind};
 
 /// How a wrapper's inner command is found.
 #[derive(Clone, Copy, Debug)]
@@ -473,16 +473,9 @@ pub static WRAPPERS: &[Wrapper] = &[
 ];
 
 /// The wrapper named `program` (compared by its last path component), if any.
+#[inline]
 pub fn find(program: &str) -> Option<&'static Wrapper> {
-    type Index = (NameFilter, FxHashMap<&'static str, &'static Wrapper>);
-    static BY_NAME: OnceLock<Index> = OnceLock::new();
-    let (filter, map) = BY_NAME.get_or_init(|| {
-        let mut filter = NameFilter::default();
-        for w in WRAPPERS {
-            filter.insert(w.name);
-        }
-        (filter, WRAPPERS.iter().map(|w| (w.name, w)).collect())
-    });
+    let (filter, map) = index();
     let base = basename(program);
     if !filter.may_contain(base) {
         return None;
@@ -490,7 +483,21 @@ pub fn find(program: &str) -> Option<&'static Wrapper> {
     map.get(base).copied()
 }
 
+/// The wrappers by name, and a filter of their names.
+fn index() -> &'static (NameFilter, FxHashMap<&'static str, &'static Wrapper>) {
+    type Index = (NameFilter, FxHashMap<&'static str, &'static Wrapper>);
+    static BY_NAME: OnceLock<Index> = OnceLock::new();
+    BY_NAME.get_or_init(|| {
+        let mut filter = NameFilter::default();
+        for w in WRAPPERS {
+            filter.insert(w.name);
+        }
+        (filter, WRAPPERS.iter().map(|w| (w.name, w)).collect())
+    })
+}
+
 /// The last path component of a command word (`/bin/rm` -> `rm`).
+#[inline]
 pub fn basename(program: &str) -> &str {
     match program.as_bytes().iter().rposition(|&b| b == b'/') {
         Some(i) => program.get(i + 1..).unwrap_or(program),
@@ -507,19 +514,38 @@ pub enum Inner {
     Script(String),
 }
 
+/// What a wrapper runs, as the generous reading records it: an inner command given as the
+/// wrapper's own words is a view of them, not a copy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Runs {
+    /// The words of the wrapper's command from this index on.
+    Words(usize),
+    /// A command made from the wrapper's words (`find -exec`, `xargs`).
+    Command(Command),
+    /// A script given as text.
+    Script(String),
+}
+
 /// The commands `cmd` runs, if its program is a wrapper; an error when the inner command
 /// cannot be located or is not shell words.
 pub fn look_through(cmd: &Command) -> Result<Vec<Inner>, Construct> {
-    let mut inner = Vec::new();
-    look_through_into(cmd, &mut inner, &mut Vec::new())?;
-    Ok(inner)
+    let mut runs = Vec::new();
+    look_through_into(cmd.view(), &mut runs, &mut Vec::new())?;
+    Ok(runs
+        .into_iter()
+        .map(|r| match r {
+            Runs::Words(i) => Inner::Command(cmd.view().tail(i).to_command()),
+            Runs::Command(c) => Inner::Command(c),
+            Runs::Script(s) => Inner::Script(s),
+        })
+        .collect())
 }
 
-/// [`look_through`], appending to `inner`; an inner command's buffers are taken from `spare`
-/// (cleared commands) when it has one.
+/// [`look_through`] for a view, appending to `inner`; a command made from the wrapper's words
+/// takes its buffers from `spare` (cleared commands) when it has one.
 pub(crate) fn look_through_into(
-    cmd: &Command,
-    inner: &mut Vec<Inner>,
+    cmd: CommandView<'_>,
+    inner: &mut Vec<Runs>,
     spare: &mut Vec<Command>,
 ) -> Result<(), Construct> {
     let Some(Word::Literal(program)) = cmd.get(0) else {
@@ -528,6 +554,16 @@ pub(crate) fn look_through_into(
     let Some(wrapper) = find(program) else {
         return Ok(());
     };
+    runs_of(wrapper, cmd, inner, spare)
+}
+
+/// [`look_through_into`] for a command whose program is known to be `wrapper`.
+pub(crate) fn runs_of(
+    wrapper: &Wrapper,
+    cmd: CommandView<'_>,
+    inner: &mut Vec<Runs>,
+    spare: &mut Vec<Command>,
+) -> Result<(), Construct> {
     let found = match wrapper.how {
         How::Prefix(p) => return prefix(cmd, &p, inner, spare),
         How::Shell => shell(cmd),
@@ -543,7 +579,7 @@ pub(crate) fn look_through_into(
         How::FindExec => return find_exec(cmd, inner, spare),
         How::Eval => {
             let args = literal_args(cmd)?;
-            Ok(vec![Inner::Script(args.join(" "))])
+            Ok(vec![Runs::Script(args.join(" "))])
         }
         How::Git => {
             // Only the global options before the subcommand matter.
@@ -573,7 +609,7 @@ pub(crate) fn look_through_into(
             let args = literal_args(cmd)?;
             let first = args.iter().find(|a| !a.starts_with('-'));
             Ok(first
-                .map(|s| vec![Inner::Script((*s).to_string())])
+                .map(|s| vec![Runs::Script((*s).to_string())])
                 .unwrap_or_default())
         }
         How::Alias => {
@@ -581,7 +617,7 @@ pub(crate) fn look_through_into(
             Ok(args
                 .iter()
                 .filter_map(|a| a.split_once('='))
-                .map(|(_, v)| Inner::Script(v.to_string()))
+                .map(|(_, v)| Runs::Script(v.to_string()))
                 .collect())
         }
     };
@@ -590,7 +626,7 @@ pub(crate) fn look_through_into(
 }
 
 /// The words after the program, which must all be known.
-fn literal_args(cmd: &Command) -> Result<Vec<&str>, Construct> {
+fn literal_args(cmd: CommandView<'_>) -> Result<Vec<&str>, Construct> {
     cmd.words()
         .skip(1)
         .map(|w| w.literal().ok_or(Construct::DynamicWrapper))
@@ -619,16 +655,16 @@ fn short_group<'a>(word: &'a str, opts: &[&str]) -> Option<&'a str> {
             .iter()
             .any(|o| o.len() == 2 && o.strip_prefix('-').is_some_and(|r| r.starts_with(ch)));
         if hit {
-            return Some(&group[i + ch.len_utf8()..]);
+            return Some(group.get(i + ch.len_utf8()..).unwrap_or(""));
         }
     }
     None
 }
 
 fn prefix(
-    cmd: &Command,
+    cmd: CommandView<'_>,
     p: &Prefix,
-    inner: &mut Vec<Inner>,
+    inner: &mut Vec<Runs>,
     spare: &mut Vec<Command>,
 ) -> Result<(), Construct> {
     let n = cmd.len();
@@ -652,7 +688,7 @@ fn prefix(
             }
             // A script option (value attached or next).
             if let Some(script) = find_opt(cmd, i, a, p.script_opts)? {
-                inner.push(Inner::Script(script.0));
+                inner.push(Runs::Script(script.0));
                 i = script.1;
                 continue;
             }
@@ -677,7 +713,7 @@ fn prefix(
             // `flock FILE -c CMD`: a script option may follow the operands.
             if let Some(Word::Literal(next)) = cmd.get(i) {
                 if let Some(script) = find_opt(cmd, i, next, p.script_opts)? {
-                    inner.push(Inner::Script(script.0));
+                    inner.push(Runs::Script(script.0));
                     return Ok(());
                 }
             }
@@ -698,15 +734,16 @@ fn prefix(
                 }
                 script.push_str(w);
             }
-            inner.push(Inner::Script(script));
-        } else {
+            inner.push(Runs::Script(script));
+        } else if p.appends {
             let mut c = spare.pop().unwrap_or_default();
             c.clear();
-            cmd.copy_tail(i, &mut c);
-            if p.appends {
-                c.push("", WordKind::UnknownFields);
-            }
-            inner.push(Inner::Command(c));
+            cmd.command()
+                .copy_tail(cmd.start().saturating_add(i), &mut c);
+            c.push("", WordKind::UnknownFields);
+            inner.push(Runs::Command(c));
+        } else {
+            inner.push(Runs::Words(i));
         }
         return Ok(());
     }
@@ -719,7 +756,7 @@ fn prefix(
 /// If word `i` (`a`) is one of `opts`, its value (attached or the next word) and the index
 /// after it. A missing or run-time value is an error.
 fn find_opt(
-    cmd: &Command,
+    cmd: CommandView<'_>,
     i: usize,
     a: &str,
     opts: &[&str],
@@ -752,13 +789,13 @@ fn find_opt(
     }
 }
 
-fn shell(cmd: &Command) -> Result<Vec<Inner>, Construct> {
+fn shell(cmd: CommandView<'_>) -> Result<Vec<Runs>, Construct> {
     let args = literal_args(cmd)?;
     let mut script = false;
     let mut stdin = false;
     let mut i = 0;
     while i < args.len() {
-        let a = args[i];
+        let Some(&a) = args.get(i) else { break };
         if a == "--" {
             i += 1;
             break;
@@ -783,7 +820,7 @@ fn shell(cmd: &Command) -> Result<Vec<Inner>, Construct> {
         break;
     }
     match args.get(i) {
-        Some(s) if script => Ok(vec![Inner::Script((*s).to_string())]),
+        Some(s) if script => Ok(vec![Runs::Script((*s).to_string())]),
         Some(_) if stdin => Err(Construct::OpaqueProgram),
         Some(_) => Ok(Vec::new()), // a script file: its content is not in the value
         None if script => Ok(Vec::new()),
@@ -791,12 +828,20 @@ fn shell(cmd: &Command) -> Result<Vec<Inner>, Construct> {
     }
 }
 
-fn interpreter(cmd: &Command, code: &[&str]) -> Result<(), Construct> {
+fn interpreter(cmd: CommandView<'_>, code: &[&str]) -> Result<(), Construct> {
     if cmd.words().skip(1).any(|w| w.literal().is_none()) {
         return Err(Construct::DynamicWrapper);
     }
     let mut operand = false;
     for a in cmd.words().skip(1).filter_map(Word::literal) {
+        if !a.starts_with('-') {
+            // Not an option: only a code word spelled without a dash (`deno eval`) runs code.
+            if code.contains(&a) {
+                return Err(Construct::OpaqueProgram);
+            }
+            operand = true;
+            continue;
+        }
         if code.contains(&a) || code.iter().any(|c| option_value(a, c).is_some()) {
             return Err(Construct::OpaqueProgram);
         }
@@ -815,8 +860,8 @@ fn interpreter(cmd: &Command, code: &[&str]) -> Result<(), Construct> {
 }
 
 fn find_exec(
-    cmd: &Command,
-    out: &mut Vec<Inner>,
+    cmd: CommandView<'_>,
+    out: &mut Vec<Runs>,
     spare: &mut Vec<Command>,
 ) -> Result<(), Construct> {
     let n = cmd.len();
@@ -839,7 +884,7 @@ fn find_exec(
                 if c.is_empty() {
                     spare.push(c);
                 } else {
-                    out.push(Inner::Command(c));
+                    out.push(Runs::Command(c));
                 }
             }
             Some(Word::Unknown { .. }) => return Err(Construct::DynamicWrapper),

@@ -1,9 +1,11 @@
-//! The syntax tree of a `.policy` file. Every node carries the byte span it came from.
+//! The syntax tree of a `.policy` file. Every node carries the byte span it came from; two
+//! trees are equal (`==`) when they differ at most in spans (see `syntax::same`).
 
+use super::same::{span_blind_enum, span_blind_struct};
 use crate::source::Span;
 
 /// A name as written: an identifier or a quoted string.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Name {
     /// The name's text (quotes removed, escapes decoded).
     pub text: String,
@@ -14,7 +16,7 @@ pub struct Name {
 }
 
 /// A string literal (JSON escapes decoded) or a regex literal (raw).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct StrLit {
     /// The decoded value.
     pub value: String,
@@ -23,7 +25,7 @@ pub struct StrLit {
 }
 
 /// A permission as written (`fs:read`, `fs:*`, `*`); validated by the resolver.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct PermissionLit {
     /// The text as written.
     pub text: String,
@@ -32,14 +34,14 @@ pub struct PermissionLit {
 }
 
 /// One parsed file.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct File {
     /// Top-level items in source order.
     pub items: Vec<Item>,
 }
 
 /// A top-level item.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Item {
     /// `server NAME { tool ... }`
     Server(Server),
@@ -52,7 +54,7 @@ pub enum Item {
 }
 
 /// `server NAME { tool ... }`
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Server {
     /// The server's name.
     pub name: Name,
@@ -63,7 +65,7 @@ pub struct Server {
 }
 
 /// `tool NAME(args) needs perms`
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ToolDecl {
     /// The tool's name.
     pub name: Name,
@@ -76,7 +78,7 @@ pub struct ToolDecl {
 }
 
 /// One declared argument.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Param {
     /// The argument's name.
     pub name: Name,
@@ -88,7 +90,7 @@ pub struct Param {
 
 /// A declared argument type as written: `string`, `array<path>`, `array<array<integer>>`.
 /// Validated by the resolver (`crate::resolve::ArgType`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct TypeExpr {
     /// The type words, outermost first: `array<array<integer>>` is `array`, `array`,
     /// `integer`.
@@ -120,7 +122,7 @@ impl Effect {
 }
 
 /// `agent NAME { ... }`
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Agent {
     /// The agent's name.
     pub name: Name,
@@ -131,7 +133,7 @@ pub struct Agent {
 }
 
 /// A statement inside an agent.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum AgentStmt {
     /// `grant p, q`
     Grant(Vec<PermissionLit>, Span),
@@ -142,7 +144,7 @@ pub enum AgentStmt {
 }
 
 /// `allow|deny TARGET [where ...] [because "..."]`
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Rule {
     /// Allow or deny.
     pub effect: Effect,
@@ -157,7 +159,7 @@ pub struct Rule {
 }
 
 /// A rule target: `SERVER.TOOL`, `TOOL`, or globs over either part.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Target {
     /// The server part, when written.
     pub server: Option<TargetPart>,
@@ -168,7 +170,7 @@ pub struct Target {
 }
 
 /// One part of a target. Quoted parts are literal names, never globs.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct TargetPart {
     /// The text (quotes removed).
     pub text: String,
@@ -186,7 +188,7 @@ impl TargetPart {
 }
 
 /// `ARG OP ...`
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Condition {
     /// The argument path.
     pub arg: ArgPath,
@@ -197,7 +199,7 @@ pub struct Condition {
 }
 
 /// `name` or `a.b.c`: a path into the call's arguments.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ArgPath {
     /// The keys, outermost first.
     pub segments: Vec<String>,
@@ -256,7 +258,7 @@ impl CmpOp {
 }
 
 /// What a condition asks of an argument.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum CondOp {
     /// `present`
     Present,
@@ -281,7 +283,7 @@ pub enum CondOp {
 }
 
 /// `test "name" { expectations }`
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct TestBlock {
     /// The test's name.
     pub name: StrLit,
@@ -292,7 +294,7 @@ pub struct TestBlock {
 }
 
 /// `allow|deny AGENT TOOL {ARGS} [needs ...] [REASON]`
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Expectation {
     /// The expected decision.
     pub expect: Effect,
@@ -311,3 +313,69 @@ pub struct Expectation {
     /// The whole expectation.
     pub span: Span,
 }
+
+// Equality of syntax trees ignores spans: two texts that differ only in layout parse to equal
+// trees (`fmt` checks its output so).
+span_blind_struct!(Name { text, quoted, span });
+span_blind_struct!(StrLit { value, span });
+span_blind_struct!(PermissionLit { text, span });
+span_blind_struct!(File { items });
+span_blind_enum!(Item {
+    Server(a / b),
+    Tool(a / b),
+    Agent(a / b),
+    Test(a / b),
+});
+span_blind_struct!(Server { name, tools, span });
+span_blind_struct!(ToolDecl {
+    name,
+    params,
+    needs,
+    span
+});
+span_blind_struct!(Param { name, optional, ty });
+span_blind_struct!(TypeExpr { words, span });
+span_blind_struct!(Agent { name, stmts, span });
+span_blind_enum!(AgentStmt {
+    Grant(a0 / b0, a1 / b1),
+    Default(a0 / b0, a1 / b1),
+    Rule(a / b),
+});
+span_blind_struct!(Rule {
+    effect,
+    target,
+    conditions,
+    because,
+    span
+});
+span_blind_struct!(Target { server, tool, span });
+span_blind_struct!(TargetPart { text, quoted, span });
+span_blind_struct!(Condition { arg, op, span });
+span_blind_struct!(ArgPath { segments, span });
+span_blind_enum!(CondOp {
+    Present,
+    StrEq(a / b),
+    StrNe(a / b),
+    Num(a0 / b0, a1 / b1, a2 / b2),
+    In(a / b),
+    Glob(a / b),
+    Regex(a / b),
+    Shell(a / b),
+    Contains(a / b),
+    ContainsAny(a / b),
+});
+span_blind_struct!(TestBlock {
+    name,
+    expectations,
+    span
+});
+span_blind_struct!(Expectation {
+    expect,
+    agent,
+    server,
+    tool,
+    args,
+    needs,
+    reason,
+    span
+});

@@ -2,7 +2,7 @@
 //! "expected a condition after `and`", pointing at the token the parser stopped after.
 
 use super::parser::Rule;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{code, Diagnostic};
 use crate::source::{FileId, Span};
 
 /// Byte offsets of lines that start (in column 0) with a top-level keyword: the places where
@@ -75,7 +75,7 @@ pub fn friendly_parse_error(
     } else {
         (message, label)
     };
-    let mut d = Diagnostic::error("toolgate::syntax", span, message).with_label(label);
+    let mut d = Diagnostic::new(&code::SYNTAX, span, message).with_label(label);
     if prev.is_some() && !expected.is_empty() {
         d = d.with_related(
             Span::new(file, pos, (pos + found.1).min(text.len())),
@@ -137,14 +137,11 @@ fn previous_token(text: &str, pos: usize) -> Option<(usize, usize)> {
         // A string literal: find its opening quote on the same line.
         let line_start = trimmed.rfind('\n').map_or(0, |i| i + 1);
         let line = &trimmed[line_start..end - 1];
-        let mut open = None;
         let bytes = line.as_bytes();
-        for i in (0..bytes.len()).rev() {
-            if bytes[i] == b'"' && (i == 0 || bytes[i - 1] != b'\\') {
-                open = Some(i);
-                break;
-            }
-        }
+        // The last `"` not escaped by a backslash before it.
+        let open = (0..bytes.len())
+            .rev()
+            .find(|&i| bytes.get(i) == Some(&b'"') && (i == 0 || bytes.get(i - 1) != Some(&b'\\')));
         match open {
             Some(i) => {
                 let s = line_start + i;

@@ -118,7 +118,7 @@ pub fn regex_offset_in_body(body: &str, pattern_offset: usize) -> usize {
     let bytes = body.as_bytes();
     let mut i = 0;
     while i < bytes.len() && pattern_pos < pattern_offset {
-        if bytes[i] == b'\\' && bytes.get(i + 1) == Some(&b'"') {
+        if bytes.get(i) == Some(&b'\\') && bytes.get(i + 1) == Some(&b'"') {
             i += 2;
         } else {
             i += 1;
@@ -134,7 +134,7 @@ pub fn string_offset_in_body(body: &str, value_offset: usize) -> usize {
     let bytes = body.as_bytes();
     let (mut i, mut pos) = (0, 0);
     while i < bytes.len() && pos < value_offset {
-        if bytes[i] == b'\\' {
+        if bytes.get(i) == Some(&b'\\') {
             match bytes.get(i + 1) {
                 Some(b'u') => {
                     // `\uXXXX`, or a surrogate pair of them for a character beyond the BMP.

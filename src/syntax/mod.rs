@@ -7,5 +7,6 @@ pub mod ast;
 mod error;
 pub mod literal;
 mod parser;
+pub(crate) mod same;
 
 pub use parser::parse_file;

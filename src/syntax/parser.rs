@@ -4,7 +4,7 @@
 use super::ast::*;
 use super::error::{friendly_parse_error, resync_points};
 use super::literal::{comment_start, decode_regex, decode_string};
-use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::diagnostic::{code, Diagnostic, Diagnostics};
 use crate::source::{FileId, Span};
 use pest::iterators::Pair;
 use pest::Parser as _;
@@ -159,8 +159,8 @@ impl Ctx {
             Err(e) => {
                 let at = span.start + 1 + e.offset;
                 self.diags.push(
-                    Diagnostic::error(
-                        "toolgate::invalid_escape",
+                    Diagnostic::new(
+                        &code::INVALID_ESCAPE,
                         Span::new(self.file, at, at + e.len),
                         e.message,
                     )
@@ -290,7 +290,7 @@ impl Ctx {
                 ),
             };
             self.diags.push(
-                Diagnostic::error("toolgate::syntax", at, message)
+                Diagnostic::new(&code::SYNTAX, at, message)
                     .with_label(label)
                     .with_help("an array type names its element type in angle brackets: `array<string>`, `array<array<integer>>`"),
             );
@@ -515,8 +515,8 @@ impl Ctx {
             Ok(n) if n.is_finite() => n,
             _ => {
                 self.diags.push(
-                    Diagnostic::error(
-                        "toolgate::invalid_number",
+                    Diagnostic::new(
+                        &code::INVALID_NUMBER,
                         span,
                         format!("`{text}` is not a finite number"),
                     )
@@ -612,8 +612,8 @@ impl Ctx {
             let key = self.name(k);
             if map.contains_key(&key.text) {
                 self.diags.push(
-                    Diagnostic::error(
-                        "toolgate::duplicate_key",
+                    Diagnostic::new(
+                        &code::DUPLICATE_KEY,
                         key.span,
                         format!("duplicate key `{}`", key.text),
                     )
@@ -648,8 +648,8 @@ impl Ctx {
                     Ok(v @ Value::Number(_)) => v,
                     _ => {
                         self.diags.push(
-                            Diagnostic::error(
-                                "toolgate::invalid_number",
+                            Diagnostic::new(
+                                &code::INVALID_NUMBER,
                                 span,
                                 format!("`{}` is not a JSON number", inner.as_str()),
                             )

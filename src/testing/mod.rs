@@ -7,7 +7,7 @@ pub mod coverage;
 
 pub use crate::resolve::test_case::{cases, TestCase};
 
-use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::diagnostic::{code, Diagnostic, Diagnostics};
 use crate::engine::{Decision, Engine, Request};
 use crate::resolve::Policy;
 
@@ -127,7 +127,7 @@ pub fn run_tests(policy: &Policy, engine: &Engine) -> TestReport {
             Err(d) => {
                 report.failed += 1;
                 report.failures.push(
-                    Diagnostic::error("toolgate::test_failed", span, case.describe_failure(&d))
+                    Diagnostic::new(&code::TEST_FAILED, span, case.describe_failure(&d))
                         .with_label(format!(
                             "got {} ({})",
                             d.decision.as_str(),

@@ -27,9 +27,7 @@ declare_lint! {
     /// }
     /// ```
     pub static ALTERNATIVES_HIDE_PATH = {
-        name: "alternatives_hide_path",
-        severity: Warning,
+        code: ALTERNATIVES_HIDE_PATH,
         stage: Resolve,
-        summary: "leading `{...}` alternatives hide a path pattern: the glob is not normalized",
     }
 }

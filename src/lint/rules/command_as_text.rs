@@ -38,10 +38,8 @@ declare_lint! {
     /// }
     /// ```
     pub static COMMAND_AS_TEXT = {
-        name: "command_as_text",
-        severity: Warning,
+        code: COMMAND_AS_TEXT,
         stage: Lint,
-        summary: "a shell command is judged as text (a glob, regex or `contains`) instead of parsed",
     }
 }
 
@@ -57,7 +55,7 @@ fn is_command(arg: &[String]) -> bool {
 pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
     for (a, agent) in cx.agents() {
         for (r, rule) in agent.rules.iter().enumerate() {
-            if cx.skip[a][r] {
+            if cx.skipped(a, r) {
                 continue;
             }
             for c in &rule.conditions {

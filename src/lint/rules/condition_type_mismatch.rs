@@ -41,10 +41,8 @@ declare_lint! {
     /// }
     /// ```
     pub static CONDITION_TYPE_MISMATCH = {
-        name: "condition_type_mismatch",
-        severity: Warning,
+        code: CONDITION_TYPE_MISMATCH,
         stage: Lint,
-        summary: "a condition cannot apply to its argument's declared type",
     }
 }
 
@@ -103,7 +101,7 @@ impl Needs {
 fn declared_types(cx: &Context, tools: &[u32], arg: &str) -> Option<Vec<ArgType>> {
     let mut types: Vec<ArgType> = Vec::new();
     for &t in tools {
-        let params = cx.policy.tools[t as usize].params.as_ref()?;
+        let params = cx.policy.tools.get(t as usize)?.params.as_ref()?;
         if let Some(p) = params.iter().find(|p| p.name == arg) {
             if p.ty.is_any() {
                 return None;
@@ -120,8 +118,8 @@ fn declared_types(cx: &Context, tools: &[u32], arg: &str) -> Option<Vec<ArgType>
 pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
     for (a, agent) in cx.agents() {
         for (r, rule) in agent.rules.iter().enumerate() {
-            let covered = &cx.covers[a][r];
-            if cx.skip[a][r] || covered.is_empty() {
+            let covered = cx.covers(a, r);
+            if cx.skipped(a, r) || covered.is_empty() {
                 continue;
             }
             for c in &rule.conditions {

@@ -40,14 +40,16 @@ declare_lint! {
     /// }
     /// ```
     pub static DEAD_ALLOW = {
-        name: "dead_allow",
-        severity: Warning,
+        code: DEAD_ALLOW,
         stage: Lint,
-        summary: "a `deny` of the same agent refuses every call an `allow` admits",
     }
 }
 
 /// Runs the lint; records the dead rules in the context.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`first_covering` passes positions of an agent and two of its rules in `cx.policy`"
+)]
 pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
     first_covering(
         cx,

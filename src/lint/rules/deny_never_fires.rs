@@ -37,10 +37,8 @@ declare_lint! {
     /// }
     /// ```
     pub static DENY_NEVER_FIRES = {
-        name: "deny_never_fires",
-        severity: Warning,
+        code: DENY_NEVER_FIRES,
         stage: Lint,
-        summary: "every tool a `deny` rule targets needs a permission the agent is not granted",
     }
 }
 

@@ -33,9 +33,7 @@ declare_lint! {
     /// }
     /// ```
     pub static DUPLICATE_DEFINITION = {
-        name: "duplicate_definition",
-        severity: Error,
+        code: DUPLICATE_DEFINITION,
         stage: Resolve,
-        summary: "a server, tool, agent or argument is defined twice",
     }
 }

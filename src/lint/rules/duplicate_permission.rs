@@ -20,9 +20,7 @@ declare_lint! {
     /// tool write_file(path, body) needs fs:read, fs:write
     /// ```
     pub static DUPLICATE_PERMISSION = {
-        name: "duplicate_permission",
-        severity: Warning,
+        code: DUPLICATE_PERMISSION,
         stage: Resolve,
-        summary: "a tool's `needs` lists the same permission twice",
     }
 }

@@ -26,9 +26,7 @@ declare_lint! {
     /// }
     /// ```
     pub static INVALID_GLOB = {
-        name: "invalid_glob",
-        severity: Error,
+        code: INVALID_GLOB,
         stage: Resolve,
-        summary: "a glob in a condition or a rule target cannot be parsed",
     }
 }

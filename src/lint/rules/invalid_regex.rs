@@ -28,9 +28,7 @@ declare_lint! {
     /// }
     /// ```
     pub static INVALID_REGEX = {
-        name: "invalid_regex",
-        severity: Error,
+        code: INVALID_REGEX,
         stage: Resolve,
-        summary: "a regex is invalid, uses look-around or backreferences, or nests too deep",
     }
 }

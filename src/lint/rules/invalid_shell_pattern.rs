@@ -27,9 +27,7 @@ declare_lint! {
     /// }
     /// ```
     pub static INVALID_SHELL_PATTERN = {
-        name: "invalid_shell_pattern",
-        severity: Error,
+        code: INVALID_SHELL_PATTERN,
         stage: Resolve,
-        summary: "a `shell` pattern cannot be parsed",
     }
 }

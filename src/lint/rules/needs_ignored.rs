@@ -35,9 +35,7 @@ declare_lint! {
     /// }
     /// ```
     pub static NEEDS_IGNORED = {
-        name: "needs_ignored",
-        severity: Warning,
+        code: NEEDS_IGNORED,
         stage: Resolve,
-        summary: "a test expectation gives `needs`, but the catalog's permissions are used",
     }
 }

@@ -30,9 +30,7 @@ declare_lint! {
     /// }
     /// ```
     pub static PATH_NOT_NORMALIZABLE = {
-        name: "path_not_normalizable",
-        severity: Error,
+        code: PATH_NOT_NORMALIZABLE,
         stage: Resolve,
-        summary: "a path pattern cannot be put in normal form",
     }
 }

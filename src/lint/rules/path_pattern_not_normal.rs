@@ -30,9 +30,7 @@ declare_lint! {
     /// }
     /// ```
     pub static PATH_PATTERN_NOT_NORMAL = {
-        name: "path_pattern_not_normal",
-        severity: Warning,
+        code: PATH_PATTERN_NOT_NORMAL,
         stage: Resolve,
-        summary: "a path pattern is not written in normal form; it is matched normalized",
     }
 }

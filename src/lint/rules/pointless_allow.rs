@@ -32,10 +32,8 @@ declare_lint! {
     /// }
     /// ```
     pub static POINTLESS_ALLOW = {
-        name: "pointless_allow",
-        severity: Warning,
+        code: POINTLESS_ALLOW,
         stage: Lint,
-        summary: "an `allow` rule in an agent that is `default allow` changes nothing",
     }
 }
 

@@ -39,14 +39,16 @@ declare_lint! {
     /// }
     /// ```
     pub static REDUNDANT_ALLOW = {
-        name: "redundant_allow",
-        severity: Warning,
+        code: REDUNDANT_ALLOW,
         stage: Lint,
-        summary: "another `allow` of the same agent already admits every call this one admits",
     }
 }
 
 /// Runs the lint.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`first_covering` passes positions of an agent and two of its rules in `cx.policy`"
+)]
 pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
     first_covering(
         cx,

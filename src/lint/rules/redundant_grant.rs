@@ -37,10 +37,8 @@ declare_lint! {
     /// }
     /// ```
     pub static REDUNDANT_GRANT = {
-        name: "redundant_grant",
-        severity: Warning,
+        code: REDUNDANT_GRANT,
         stage: Lint,
-        summary: "a granted permission another grant of the same agent already covers",
     }
 }
 

@@ -28,9 +28,7 @@ declare_lint! {
     /// }
     /// ```
     pub static RELATIVE_GLOB_IN_ALLOW = {
-        name: "relative_glob_in_allow",
-        severity: Warning,
+        code: RELATIVE_GLOB_IN_ALLOW,
         stage: Resolve,
-        summary: "a plain glob in an `allow` condition looks like a path but is not normalized",
     }
 }

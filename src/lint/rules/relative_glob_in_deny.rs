@@ -30,9 +30,7 @@ declare_lint! {
     /// }
     /// ```
     pub static RELATIVE_GLOB_IN_DENY = {
-        name: "relative_glob_in_deny",
-        severity: Warning,
+        code: RELATIVE_GLOB_IN_DENY,
         stage: Resolve,
-        summary: "a plain glob in a `deny` condition looks like a path but is compared as written",
     }
 }

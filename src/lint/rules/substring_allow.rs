@@ -30,10 +30,8 @@ declare_lint! {
     /// }
     /// ```
     pub static SUBSTRING_ALLOW = {
-        name: "substring_allow",
-        severity: Warning,
+        code: SUBSTRING_ALLOW,
         stage: Lint,
-        summary: "`contains` in an `allow` condition admits anything around the substring",
     }
 }
 

@@ -32,9 +32,7 @@ declare_lint! {
     /// }
     /// ```
     pub static TARGET_MATCHES_NOTHING = {
-        name: "target_matches_nothing",
-        severity: Warning,
+        code: TARGET_MATCHES_NOTHING,
         stage: Resolve,
-        summary: "a glob rule target matches no declared server or tool",
     }
 }

@@ -36,9 +36,7 @@ declare_lint! {
     /// }
     /// ```
     pub static TOOL_NAME_COLLISION = {
-        name: "tool_name_collision",
-        severity: Error,
+        code: TOOL_NAME_COLLISION,
         stage: Resolve,
-        summary: "a host tool is named like a server's tool is printed (`server.tool`)",
     }
 }

@@ -32,10 +32,8 @@ declare_lint! {
     /// }
     /// ```
     pub static UNANCHORED_REGEX = {
-        name: "unanchored_regex",
-        severity: Warning,
+        code: UNANCHORED_REGEX,
         stage: Lint,
-        summary: "a regex in an `allow` condition is not anchored: it matches anywhere in the value",
     }
 }
 

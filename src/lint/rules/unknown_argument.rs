@@ -1,6 +1,6 @@
 //! `toolgate::unknown_argument` (an error reported by `check`)
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{code, Diagnostic};
 use crate::lint::{declare_lint, Context};
 use crate::resolve::suggest::did_you_mean;
 use crate::source::Span;
@@ -37,10 +37,8 @@ declare_lint! {
     /// }
     /// ```
     pub static UNKNOWN_ARGUMENT = {
-        name: "unknown_argument",
-        severity: Error,
+        code: UNKNOWN_ARGUMENT,
         stage: Lint,
-        summary: "a condition names an argument none of the targeted tools declares",
     }
 }
 
@@ -52,13 +50,14 @@ fn path_len(text: &str) -> usize {
     loop {
         if bytes.get(i) == Some(&b'"') {
             i += 1;
-            while i < bytes.len() && bytes[i] != b'"' {
-                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            while let Some(&c) = bytes.get(i).filter(|&&c| c != b'"') {
+                i += if c == b'\\' { 2 } else { 1 };
             }
             i = (i + 1).min(bytes.len());
         } else {
-            while i < bytes.len()
-                && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'-')
+            while bytes
+                .get(i)
+                .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
             {
                 i += 1;
             }
@@ -79,14 +78,13 @@ pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
     let policy = cx.policy;
     for (a, agent) in cx.agents() {
         for (r, rule) in agent.rules.iter().enumerate() {
-            let covered = &cx.covers[a][r];
-            if cx.skip[a][r] || covered.is_empty() {
+            let covered = cx.covers(a, r);
+            if cx.skipped(a, r) || covered.is_empty() {
                 continue;
             }
             let mut declared: Vec<&str> = Vec::new();
-            let all_declare = covered
-                .iter()
-                .all(|&t| match &policy.tools[t as usize].params {
+            let all_declare = covered.iter().all(|&t| {
+                match policy.tools.get(t as usize).and_then(|t| t.params.as_ref()) {
                     Some(ps) => {
                         for p in ps {
                             if !declared.contains(&p.name.as_str()) {
@@ -96,7 +94,8 @@ pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
                         true
                     }
                     None => false,
-                });
+                }
+            });
             if !all_declare {
                 continue;
             }
@@ -107,7 +106,7 @@ pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
                 if declared.contains(&arg.as_str()) {
                     continue;
                 }
-                let message = match covered.as_slice() {
+                let message = match covered {
                     [t] => format!(
                         "unknown argument `{arg}`: `{}` declares no such argument",
                         cx.tool_name(*t)
@@ -127,7 +126,7 @@ pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
                 };
                 let span = Span::new(c.span.file, c.span.start, c.span.start + path_len(&c.text));
                 out.push(
-                    Diagnostic::error(UNKNOWN_ARGUMENT.code, span, message)
+                    Diagnostic::new(&code::UNKNOWN_ARGUMENT, span, message)
                         .with_label("not a declared argument")
                         .with_help(help),
                 );

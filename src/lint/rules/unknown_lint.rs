@@ -30,9 +30,7 @@ declare_lint! {
     /// }
     /// ```
     pub static UNKNOWN_LINT = {
-        name: "unknown_lint",
-        severity: Error,
+        code: UNKNOWN_LINT,
         stage: Suppression,
-        summary: "a suppression comment names an unknown lint, or is malformed",
     }
 }

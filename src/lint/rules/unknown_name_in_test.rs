@@ -38,10 +38,8 @@ declare_lint! {
     /// }
     /// ```
     pub static UNKNOWN_NAME_IN_TEST = {
-        name: "unknown_name_in_test",
-        severity: Warning,
+        code: UNKNOWN_NAME_IN_TEST,
         stage: Lint,
-        summary: "a test expectation names an agent, server or tool the policy does not define",
     }
 }
 

@@ -30,9 +30,7 @@ declare_lint! {
     /// }
     /// ```
     pub static UNKNOWN_SERVER = {
-        name: "unknown_server",
-        severity: Error,
+        code: UNKNOWN_SERVER,
         stage: Resolve,
-        summary: "a literal server name in a rule target is not declared",
     }
 }

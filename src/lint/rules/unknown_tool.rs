@@ -31,9 +31,7 @@ declare_lint! {
     /// }
     /// ```
     pub static UNKNOWN_TOOL = {
-        name: "unknown_tool",
-        severity: Error,
+        code: UNKNOWN_TOOL,
         stage: Resolve,
-        summary: "a literal tool name in a rule target is not declared",
     }
 }

@@ -25,9 +25,7 @@ declare_lint! {
     /// tool Bash(command: string, timeout?: integer)
     /// ```
     pub static UNKNOWN_TYPE = {
-        name: "unknown_type",
-        severity: Error,
+        code: UNKNOWN_TYPE,
         stage: Resolve,
-        summary: "a declared argument type is not a known type, or misuses `array<...>`",
     }
 }

@@ -39,10 +39,8 @@ declare_lint! {
     /// }
     /// ```
     pub static UNREACHABLE_HOST_TOOL = {
-        name: "unreachable_host_tool",
-        severity: Warning,
+        code: UNREACHABLE_HOST_TOOL,
         stage: Lint,
-        summary: "a host tool shares its name with a server's tool, so no request can reach it",
     }
 }
 

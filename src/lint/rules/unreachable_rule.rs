@@ -46,16 +46,18 @@ declare_lint! {
     /// }
     /// ```
     pub static UNREACHABLE_RULE = {
-        name: "unreachable_rule",
-        severity: Warning,
+        code: UNREACHABLE_RULE,
         stage: Lint,
-        summary: "every tool an `allow` rule targets needs a permission the agent is not granted",
     }
 }
 
 /// When every tool rule `r` of agent `a` covers is refused by the permission gate: each
 /// tool with its first missing permission. `None` when some tool gets through and when the
 /// policy has no catalog.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`a` and the rule indices are positions of an agent and its rules in `cx.policy`, as the callers enumerate them; `cx.skip` has the policy's shape"
+)]
 pub(crate) fn gated<'a>(
     cx: &Context<'a>,
     a: usize,
@@ -63,16 +65,20 @@ pub(crate) fn gated<'a>(
 ) -> Option<Vec<(u32, &'a Permission)>> {
     // With a refused grant, what the agent was meant to be granted is unknown: the error
     // on the grant is the finding.
-    if cx.policy.agents[a].invalid_grants || cx.skip[a][r] || cx.covers[a][r].is_empty() {
+    if cx.policy.agents[a].invalid_grants || cx.skip[a][r] || cx.covers(a, r).is_empty() {
         return None;
     }
-    cx.covers[a][r]
+    cx.covers(a, r)
         .iter()
-        .map(|&t| cx.missing(a, t).map(|p| (t, p)))
+        .map(|&t| cx.policy.missing(a, t).map(|p| (t, p)))
         .collect()
 }
 
 /// The diagnostic for a rule no call can reach.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`a` and the rule indices are positions of an agent and its rules in `cx.policy`, as the callers enumerate them; `cx.skip` has the policy's shape"
+)]
 pub(crate) fn report(
     cx: &Context,
     a: usize,

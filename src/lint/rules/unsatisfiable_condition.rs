@@ -34,14 +34,16 @@ declare_lint! {
     /// }
     /// ```
     pub static UNSATISFIABLE_CONDITION = {
-        name: "unsatisfiable_condition",
-        severity: Warning,
+        code: UNSATISFIABLE_CONDITION,
         stage: Lint,
-        summary: "no argument value satisfies a condition, or two conditions of an `allow` together",
     }
 }
 
 /// Runs the lint.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`a` and `r` enumerate `cx.policy`'s agents and their rules (and `cx.skip` has its shape); `sets` has one entry per condition of the rule, and `i` < `j` enumerate them"
+)]
 pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
     for a in 0..cx.policy.agents.len() {
         for r in 0..cx.policy.agents[a].rules.len() {

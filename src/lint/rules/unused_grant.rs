@@ -36,10 +36,8 @@ declare_lint! {
     /// }
     /// ```
     pub static UNUSED_GRANT = {
-        name: "unused_grant",
-        severity: Warning,
+        code: UNUSED_GRANT,
         stage: Lint,
-        summary: "with a catalog, a granted permission no tool needs",
     }
 }
 

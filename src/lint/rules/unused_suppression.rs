@@ -28,9 +28,7 @@ declare_lint! {
     /// }
     /// ```
     pub static UNUSED_SUPPRESSION = {
-        name: "unused_suppression",
-        severity: Warning,
+        code: UNUSED_SUPPRESSION,
         stage: Suppression,
-        summary: "a suppression comment silences nothing",
     }
 }

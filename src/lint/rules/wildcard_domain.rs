@@ -29,9 +29,7 @@ declare_lint! {
     /// }
     /// ```
     pub static WILDCARD_DOMAIN = {
-        name: "wildcard_domain",
-        severity: Error,
+        code: WILDCARD_DOMAIN,
         stage: Resolve,
-        summary: "`*:action`: a wildcard must not stand for the domain",
     }
 }

@@ -450,14 +450,14 @@ impl Pair<'_> {
             // Next combination of regions (an odometer over the paths).
             let mut k = 0;
             loop {
-                if k == idx.len() {
+                let (Some(at), Some(of)) = (idx.get_mut(k), regions.get(k)) else {
                     break 'all;
-                }
-                idx[k] += 1;
-                if idx[k] < regions[k].len() {
+                };
+                *at += 1;
+                if *at < of.len() {
                     break;
                 }
-                idx[k] = 0;
+                *at = 0;
                 k += 1;
             }
         }

@@ -95,7 +95,7 @@ pub(crate) fn addresses(
         for t in &p.tools {
             if let Some(s) = t.server {
                 out.insert(Address {
-                    server: Some(p.servers[s].name.clone()),
+                    server: p.servers.get(s).map(|s| s.name.clone()),
                     tool: t.name.clone(),
                 });
             }
@@ -160,7 +160,7 @@ fn same_as_server_address(policies: [&Policy; 2], tool: &str) -> bool {
         match decls.as_slice() {
             [] => {}
             [Some(i)] => {
-                let name = p.servers[*i].name.as_str();
+                let name = p.servers.get(*i).map_or("", |s| s.name.as_str());
                 if server.is_some_and(|s| s != name) {
                     return false;
                 }
@@ -199,7 +199,7 @@ fn declared_params<'p>(policy: &'p Policy, addr: &Address) -> impl Iterator<Item
         .iter()
         .filter(move |t| t.name == tool)
         .filter(move |t| match (&server, t.server) {
-            (Some(s), Some(i)) => policy.servers[i].name == *s,
+            (Some(s), Some(i)) => policy.servers.get(i).is_some_and(|x| x.name == *s),
             (Some(_), None) => false,
             (None, _) => true,
         })
@@ -256,7 +256,10 @@ fn fingerprint_of(policy: &Policy, agent: &str, addr: Option<&Address>) -> Strin
             // without a type is checked by nothing, so it is left out (as is whether the
             // tool has an argument list at all): a policy rebuilt from a bundle, which keeps
             // only what decides, has the same fingerprint as its source.
-            let server = t.server.map(|i| policy.servers[i].name.as_str());
+            let server = t
+                .server
+                .and_then(|i| policy.servers.get(i))
+                .map(|s| s.name.as_str());
             let mut needs: Vec<String> = t.needs.iter().map(ToString::to_string).collect();
             needs.sort();
             needs.dedup();

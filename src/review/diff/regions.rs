@@ -55,6 +55,10 @@ pub(crate) type GaveUp = String;
 /// Explores the product of `comps` restricted to words the guard accepts: one shortest word
 /// per combination of the components' acceptance. `Err` when more than `limit` product
 /// states would be visited.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "states are pushed before their index is used (parents and `i` point back into `states`), and every state vector has one entry per language of `all`, which starts with the guard"
+)]
 pub(crate) fn explore(guard: &Lang, comps: &[&Lang], limit: usize) -> Result<Vec<Vec<u8>>, GaveUp> {
     let all: Vec<&Lang> = std::iter::once(guard)
         .chain(comps.iter().copied())
@@ -180,6 +184,10 @@ fn shell_samples(pattern: &str) -> Vec<String> {
 /// Finds the regions of one path from its atoms and the types the catalogs declare for it
 /// (none but for a declared argument). `required` paths with no atoms still get an absent
 /// and a present region.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`i` and `j` <= `i` enumerate `order` while it only grows"
+)]
 pub(crate) fn regions(
     atoms: &[Atom],
     types: &[ArgType],
@@ -410,7 +418,9 @@ fn typed_numbers(atoms: &[Atom]) -> Vec<Value> {
             out.push(if lo > 0.0 { 0.0 } else { lo.floor() - 1.0 });
             out.push(if lo > 0.5 { 0.5 } else { lo.floor() - 0.5 });
             for w in cs.windows(2) {
-                let (c, d) = (w[0], w[1]);
+                let &[c, d] = w else {
+                    continue;
+                };
                 let int = c.floor() + 1.0;
                 if c < int && int < d {
                     out.push(int);

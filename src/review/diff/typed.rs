@@ -45,6 +45,10 @@ fn with_element_types(declared: &[ArgType]) -> Vec<ArgType> {
 /// The witnesses of the regions of a typed argument: `None` (absent) first, then one value
 /// per region, the `leaves` (non-array candidates, simplest first) before the arrays.
 /// `Err` when more than `cap` regions would be needed.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`element` holds positions in `types`, whose entries each region has one flag for; `i` enumerates `lists` while it only grows"
+)]
 pub(crate) fn regions(
     atoms: &[Atom],
     declared: &[ArgType],

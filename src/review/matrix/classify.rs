@@ -43,7 +43,10 @@ fn catalog_tools(policy: &Policy) -> Vec<MatrixTool> {
         .tools
         .iter()
         .map(|tool| MatrixTool {
-            server: tool.server.map(|s| policy.servers[s].name.clone()),
+            server: tool
+                .server
+                .and_then(|s| policy.servers.get(s))
+                .map(|s| s.name.clone()),
             name: tool.name.clone(),
             display: policy.tool_display(tool),
             required: tool.required_args(),
@@ -101,6 +104,10 @@ fn target_covers(target: &TargetDef, tool: &MatrixTool) -> bool {
 }
 
 /// The cell of agent `a` and tool `t`.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`a` enumerates `policy.agents` (`build`), and `r`, `d` the agent's rules"
+)]
 fn classify(
     cx: &mut Context,
     a: usize,
@@ -112,11 +119,10 @@ fn classify(
     let catalog = policy.has_catalog();
     if catalog {
         // The tool lookup comes before the permission gate.
-        let same_name = policy.tools.iter().filter(|x| x.name == tool.name).count();
-        if tool.server.is_none() && same_name > 1 {
+        if tool.server.is_none() && policy.tools_named(&tool.name).len() > 1 {
             return Access::Never(Never::Ambiguous);
         }
-        if let Some(p) = cx.missing(a, t as u32) {
+        if let Some(p) = policy.missing(a, t as u32) {
             return Access::Never(Never::PermissionMissing(p.to_string()));
         }
     }
@@ -125,7 +131,7 @@ fn classify(
         .filter(|&r| {
             let target = &agent.rules[r].target;
             if catalog {
-                cx.covers[a][r].binary_search(&(t as u32)).is_ok()
+                cx.covers(a, r).binary_search(&(t as u32)).is_ok()
             } else {
                 target_covers(target, tool)
             }

@@ -41,6 +41,10 @@ legend:
 /// let text = to_text(&Matrix::build(&policy));
 /// assert!(text.contains("if [1]") && text.contains("p == \"x\""));
 /// ```
+#[allow(
+    clippy::indexing_slicing,
+    reason = "the matrix holds one cell per agent and tool, agent by agent, and `numbers` one entry per cell"
+)]
 pub fn to_text(matrix: &Matrix) -> String {
     let groups = matrix.conditional_groups();
     let numbers = Matrix::group_numbers(&groups, matrix.cells.len());
@@ -186,10 +190,10 @@ fn grid(rows: &[Vec<String>]) -> String {
     let mut out = String::new();
     for row in rows {
         let mut line = String::new();
-        for (k, cell) in row.iter().enumerate() {
+        for (k, (cell, width)) in row.iter().zip(&widths).enumerate() {
             line.push_str(cell);
             if k + 1 < row.len() {
-                line.push_str(&" ".repeat(widths[k] - cell.chars().count() + 2));
+                line.push_str(&" ".repeat(width - cell.chars().count() + 2));
             }
         }
         out.push_str(line.trim_end());

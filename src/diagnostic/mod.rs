@@ -3,6 +3,11 @@
 //! A [`Diagnostic`] has a stable code (`toolgate::<snake_name>`), a severity, a message in the
 //! user's words, a primary span with a label, help text, and optional secondary labels. The
 //! pipeline collects them in a [`Diagnostics`] aggregate so one run reports every problem.
+//! Every code toolgate reports is declared once in [`code`].
+
+pub mod code;
+
+pub use code::Code;
 
 use crate::source::{SourceMap, Span};
 use std::fmt;
@@ -73,7 +78,25 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// A new error.
+    /// A new diagnostic of a declared code, with the code's severity.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use toolgate::diagnostic::code;
+    /// use toolgate::{Diagnostic, Severity, source::Span};
+    /// let d = Diagnostic::new(&code::UNUSED_GRANT, Span::default(), "odd thing");
+    /// assert_eq!((d.code, d.severity), ("toolgate::unused_grant", Severity::Warning));
+    /// ```
+    pub fn new(code: &'static Code, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: code.severity,
+            ..Diagnostic::error(code.code, span, message)
+        }
+    }
+
+    /// A new error of a code declared outside toolgate (toolgate's own codes go through
+    /// [`Diagnostic::new`]).
     ///
     /// # Example
     ///
@@ -94,7 +117,8 @@ impl Diagnostic {
         }
     }
 
-    /// A new warning.
+    /// A new warning of a code declared outside toolgate (toolgate's own codes go through
+    /// [`Diagnostic::new`]).
     ///
     /// # Example
     ///
