@@ -234,7 +234,7 @@ mod tests {
         let src = format!("tool read_file(path) needs fs:read\n{agents}");
         let engine = crate::load::engine_from_str("x.policy", &src).unwrap();
         assert_eq!(engine.program.automata.dfas.len(), 1);
-        assert!(std::mem::size_of::<super::group::ArgMatcher>() <= 1024);
-        assert!(std::mem::size_of::<super::agent::AgentRt>() <= 512);
+        assert!(std::mem::size_of::<super::group::ArgMatcher>() <= 320);
+        assert!(std::mem::size_of::<super::agent::AgentRt>() <= 256);
     }
 }
