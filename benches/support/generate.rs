@@ -81,3 +81,17 @@ pub fn per_tool(n: usize, glob: fn(usize) -> String) -> String {
     s.push_str("}\n");
     s
 }
+
+/// N agents with one rule each (`allow read_file where path matches "/home/aI/**"`), on a
+/// three-tool catalog: the shape of a policy with an agent per user.
+pub fn agents(n: usize) -> String {
+    let mut s = String::from(
+        "tool read_file(path) needs fs:read\ntool write_file(path, content) needs fs:write\ntool query(sql) needs db:read\n",
+    );
+    for i in 0..n {
+        s.push_str(&format!(
+            "agent a{i} {{\n  grant fs:read\n  allow read_file where path matches \"/home/a{i}/**\"\n}}\n"
+        ));
+    }
+    s
+}
