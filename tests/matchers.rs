@@ -7,15 +7,17 @@ use proptest::prelude::*;
 use toolgate::pattern::glob::translate;
 use toolgate::program::bitset::BitSet;
 use toolgate::program::dfa::DfaLimits;
+use toolgate::program::ids::PatternId;
 use toolgate::program::index::{Automata, PatternIndex};
 use toolgate::program::needles::NeedleMatcher;
 
 /// The indices of the patterns that match `value`, through one pattern index.
-fn index_matches(regexes: &[String], value: &str) -> Vec<u32> {
+fn index_matches(regexes: &[String], value: &str) -> Vec<usize> {
     let mut automata = Automata::default();
     let idx = PatternIndex::build(regexes, &mut automata, DfaLimits::default()).unwrap();
-    let (mut scratch, mut out) = (Vec::new(), Vec::new());
-    assert!(idx.matches(value.as_bytes(), &automata, &mut scratch, &mut out));
+    let (mut scratch, mut hits) = (Vec::new(), Vec::new());
+    assert!(idx.matches(value.as_bytes(), &automata, &mut scratch, &mut hits));
+    let mut out: Vec<usize> = hits.into_iter().map(PatternId::index).collect();
     out.sort_unstable();
     out.dedup();
     out
@@ -85,7 +87,7 @@ proptest! {
         let regexes: Vec<String> = usable.iter().map(|g| translate(g).unwrap().regex).collect();
         let hits = index_matches(&regexes, &v);
         for (i, g) in usable.iter().enumerate() {
-            prop_assert_eq!(hits.contains(&(i as u32)), globset_matches(g, &v).unwrap(), "glob {:?} value {:?}", g, v);
+            prop_assert_eq!(hits.contains(&i), globset_matches(g, &v).unwrap(), "glob {:?} value {:?}", g, v);
         }
     }
 
@@ -140,7 +142,7 @@ proptest! {
             let (mut scratch, mut hits) = (Vec::new(), Vec::new());
             prop_assert!(idx.matches(value.as_bytes(), &automata, &mut scratch, &mut hits));
             for (i, g) in usable.iter().enumerate() {
-                prop_assert_eq!(hits.contains(&(i as u32)), globset_matches(g, &value).unwrap(), "glob {:?} value {:?}", g, value);
+                prop_assert_eq!(hits.contains(&PatternId::new(i).unwrap()), globset_matches(g, &value).unwrap(), "glob {:?} value {:?}", g, value);
             }
         }
     }
@@ -221,7 +223,7 @@ proptest! {
         let hits = index_matches(&regexes, &value);
         for (i, r) in regexes.iter().enumerate() {
             let want = regex::Regex::new(r).unwrap().is_match(&value);
-            prop_assert_eq!(hits.contains(&(i as u32)), want, "regex {:?} value {:?}", r, value);
+            prop_assert_eq!(hits.contains(&i), want, "regex {:?} value {:?}", r, value);
         }
     }
 }
@@ -241,7 +243,7 @@ fn regexes_too_large_for_a_dfa_take_the_fallback_and_still_match() {
         [0, 1]
     );
     assert_eq!(index_matches(&regexes, "ls"), [1, 2]);
-    assert_eq!(index_matches(&regexes, "-"), Vec::<u32>::new());
+    assert_eq!(index_matches(&regexes, "-"), Vec::<usize>::new());
 }
 
 /// Anchored literal heads, some prefixes of others, some sharing only part of a UTF-8

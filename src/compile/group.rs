@@ -11,17 +11,30 @@
 use crate::program::csr::Csr;
 use crate::program::dfa::{DfaError, DfaLimits};
 use crate::program::group::{ArgMatcher, Group, PatternConds, ShellPatterns};
+use crate::program::ids::{CondId, IdOverflow, LocalRuleId, NeedleId, RuleId};
 use crate::program::index::{Automata, PatternIndex};
 use crate::program::needles::NeedleMatcher;
 use crate::resolve::{CondDef, CondTest, RuleDef, StrPattern};
 use std::collections::HashMap;
 
-/// Why a group could not be built: the argument whose matcher failed, and why.
+/// Why a group could not be built.
 #[derive(Debug, Clone)]
-pub(crate) struct GroupError {
-    pub arg: String,
-    pub first_rule: usize,
-    pub error: DfaError,
+pub(crate) enum GroupError {
+    /// The matcher of one argument failed: the argument, the first rule constraining it, and
+    /// why.
+    Arg {
+        arg: String,
+        first_rule: usize,
+        error: DfaError,
+    },
+    /// A table of the group outgrew its IDs.
+    TooLarge(IdOverflow),
+}
+
+impl From<IdOverflow> for GroupError {
+    fn from(e: IdOverflow) -> GroupError {
+        GroupError::TooLarge(e)
+    }
 }
 
 /// Compile-time state shared by every group: the automata and the needle matchers, each
@@ -30,21 +43,21 @@ pub(crate) struct GroupError {
 pub(crate) struct Shared {
     pub automata: Automata,
     pub needles: Vec<NeedleMatcher>,
-    pub needle_ids: HashMap<Vec<String>, u32>,
+    pub needle_ids: HashMap<Vec<String>, NeedleId>,
     pub limits: DfaLimits,
 }
 
 impl Shared {
-    fn needles(&mut self, needles: Vec<String>) -> Result<u32, DfaError> {
+    fn needles(&mut self, needles: Vec<String>) -> Result<NeedleId, DfaError> {
         if let Some(&id) = self.needle_ids.get(&needles) {
             return Ok(id);
         }
+        let id = NeedleId::new(self.needles.len())?;
         let m = NeedleMatcher::new(&needles).map_err(|e| DfaError {
             message: e.message,
             too_large: e.too_large,
         })?;
         self.needles.push(m);
-        let id = self.needles.len() as u32 - 1;
         self.needle_ids.insert(needles, id);
         Ok(id)
     }
@@ -55,7 +68,10 @@ fn cond_key(c: &CondDef) -> String {
 }
 
 /// Builds a group from rules given as (global ID, definition), in source order.
-pub(crate) fn build(rules: &[(u32, &RuleDef)], shared: &mut Shared) -> Result<Group, GroupError> {
+pub(crate) fn build(
+    rules: &[(RuleId, &RuleDef)],
+    shared: &mut Shared,
+) -> Result<Group, GroupError> {
     // Distinct conditions, grouped by argument path in order of first appearance.
     let mut paths: Vec<&Vec<String>> = Vec::new();
     let mut per_path: Vec<Vec<&CondDef>> = Vec::new();
@@ -74,18 +90,18 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], shared: &mut Shared) -> Result<Gr
             }
         }
     }
-    let mut ids: HashMap<(&Vec<String>, String), u32> = HashMap::new();
+    let mut ids: HashMap<(&Vec<String>, String), CondId> = HashMap::new();
 
     let mut args = Vec::new();
-    let mut next = 0u32;
+    let mut next = 0usize;
     for (i, conds) in per_path.iter().enumerate() {
-        let lo = next as usize;
+        let lo = next;
         for c in conds {
-            ids.insert((&c.path, cond_key(c)), next);
+            ids.insert((&c.path, cond_key(c)), CondId::new(next)?);
             next += 1;
         }
-        let hi = next as usize;
-        let arg = build_arg(paths[i], conds, lo, shared).map_err(|error| GroupError {
+        let hi = next;
+        let arg = build_arg(paths[i], conds, lo, shared).map_err(|error| GroupError::Arg {
             arg: paths[i].join("."),
             first_rule: rules
                 .iter()
@@ -96,7 +112,7 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], shared: &mut Shared) -> Result<Gr
         debug_assert_eq!(arg.hi, hi);
         args.push(arg);
     }
-    let n_conds = next as usize;
+    let n_conds = next;
     let mut group = Group {
         rules: rules.iter().map(|(id, _)| *id).collect(),
         effects: rules.iter().map(|(_, r)| r.effect).collect(),
@@ -104,10 +120,11 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], shared: &mut Shared) -> Result<Gr
         args,
         ..Group::default()
     };
-    let mut keyed: Vec<Vec<u32>> = vec![Vec::new(); n_conds];
-    let mut arg_keyed: Vec<Vec<u32>> = vec![Vec::new(); group.args.len()];
+    let mut keyed: Vec<Vec<LocalRuleId>> = vec![Vec::new(); n_conds];
+    let mut arg_keyed: Vec<Vec<LocalRuleId>> = vec![Vec::new(); group.args.len()];
     for (local, (_, rule)) in rules.iter().enumerate() {
-        let conds: Vec<u32> = rule
+        let local = LocalRuleId::new(local)?;
+        let conds: Vec<CondId> = rule
             .conditions
             .iter()
             .filter_map(|c| ids.get(&(&c.path, cond_key(c))).copied())
@@ -125,23 +142,23 @@ pub(crate) fn build(rules: &[(u32, &RuleDef)], shared: &mut Shared) -> Result<Gr
             .or(if conds.is_empty() { None } else { Some(0) });
         match key.and_then(|k| conds.get(k).copied()) {
             Some(c) => {
-                keyed[c as usize].push(local as u32);
+                keyed[c.index()].push(local);
                 if let Some(a) = group.arg_of(c) {
                     if !group.args[a].present.contains(&c) {
-                        arg_keyed[a].push(local as u32);
+                        arg_keyed[a].push(local);
                     }
                 }
             }
-            None => group.unconditional.push(local as u32),
+            None => group.unconditional.push(local),
         }
-        group.rule_conds.push_row(&conds);
+        group.rule_conds.push_row(&conds)?;
         for c in &rule.conditions {
-            group.rule_cond_text.push(&c.text);
+            group.rule_cond_text.push(&c.text)?;
         }
     }
-    group.keyed = Csr::from_rows(keyed);
-    group.arg_keyed = Csr::from_rows(arg_keyed);
-    group.derive();
+    group.keyed = Csr::from_rows(keyed)?;
+    group.arg_keyed = Csr::from_rows(arg_keyed)?;
+    group.derive()?;
     Ok(group)
 }
 
@@ -174,11 +191,11 @@ fn build_arg(
     #[derive(Default)]
     struct Patterns {
         sources: Vec<String>,
-        conds: Vec<Vec<u32>>,
+        conds: Vec<Vec<CondId>>,
         index: HashMap<String, usize>,
     }
     impl Patterns {
-        fn add(&mut self, p: String, id: u32) {
+        fn add(&mut self, p: String, id: CondId) {
             match self.index.get(&p) {
                 Some(&i) => self.conds[i].push(id),
                 None => {
@@ -196,7 +213,7 @@ fn build_arg(
         Patterns::default(),
     );
     for (i, c) in conds.iter().enumerate() {
-        let id = (lo + i) as u32;
+        let id = CondId::new(lo + i)?;
         match &c.test {
             CondTest::Present => m.present.push(id),
             CondTest::Num(op, n) => m.numeric.push((id, *op, *n)),
@@ -227,21 +244,21 @@ fn build_arg(
     if !raw.sources.is_empty() {
         m.raw = Some(Box::new(PatternConds {
             matcher: PatternIndex::build(&raw.sources, &mut shared.automata, limits)?,
-            conds: Csr::from_rows(raw.conds),
+            conds: Csr::from_rows(raw.conds)?,
             by_cond: Csr::default(),
         }));
     }
     if !norm.sources.is_empty() {
         m.norm = Some(Box::new(PatternConds {
             matcher: PatternIndex::build(&norm.sources, &mut shared.automata, limits)?,
-            conds: Csr::from_rows(norm.conds),
+            conds: Csr::from_rows(norm.conds)?,
             by_cond: Csr::default(),
         }));
     }
     if !needles.sources.is_empty() {
         m.needles = Some(PatternConds {
             matcher: shared.needles(needles.sources)?,
-            conds: Csr::from_rows(needles.conds),
+            conds: Csr::from_rows(needles.conds)?,
             by_cond: Csr::default(),
         });
     }
@@ -257,7 +274,7 @@ fn build_arg(
                 message: e.to_string(),
                 too_large: false,
             })?,
-            conds: Csr::from_rows(shell.conds),
+            conds: Csr::from_rows(shell.conds)?,
             by_cond: Csr::default(),
         }));
     }

@@ -16,12 +16,14 @@ use crate::program::catalog::{Catalog, ToolRt};
 use crate::program::csr::Csr;
 use crate::program::dfa::{DfaError, DfaLimits};
 use crate::program::group::Group;
+use crate::program::ids::{AgentId, GroupId, IdOverflow, LocalRuleId, RuleId, ServerId, ToolId};
 use crate::program::index::{Automata, PatternIndex};
 use crate::program::perms::{GrantSet, PermTable};
 use crate::program::rule::{RuleRef, RuleRt};
 use crate::program::target::TargetMatcher;
 use crate::program::Program;
 use crate::resolve::{AgentDef, Grant, NamePattern, Policy, RuleDef};
+use crate::source::Span;
 use crate::syntax::ast::Effect;
 
 /// Compiles a resolved policy with the default size limits.
@@ -37,8 +39,8 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Program
         ..group::Shared::default()
     };
     let mut diags = Diagnostics::new();
-    let perms = intern_permissions(policy);
-    let (rules, agent_rules) = rule_table(policy);
+    let perms = intern_permissions(policy).map_err(too_large)?;
+    let (rules, agent_rules) = rule_table(policy).map_err(too_large)?;
     let mut groups = vec![Group::default()];
     let mut agents = Vec::with_capacity(policy.agents.len());
     for (agent, mine) in policy.agents.iter().zip(&agent_rules) {
@@ -46,7 +48,7 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Program
         agents.push(agent_tables(agent, grant_set(agent, &perms), group));
     }
     let catalog = if policy.has_catalog() {
-        Some(catalog_tables(policy, &perms, &mut agents, &agent_rules))
+        Some(catalog_tables(policy, &perms, &mut agents, &agent_rules).map_err(too_large)?)
     } else {
         target_matchers(policy, &mut agents, &agent_rules, &mut shared, &mut diags);
         None
@@ -57,8 +59,9 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Program
     let agent_index = agents
         .iter()
         .enumerate()
-        .map(|(i, a)| (a.name.clone(), i as u32))
-        .collect();
+        .map(|(i, a)| Ok((a.name.clone(), AgentId::new(i)?)))
+        .collect::<Result<_, IdOverflow>>()
+        .map_err(too_large)?;
     Ok(Program {
         agents,
         agent_index,
@@ -72,36 +75,52 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Program
     })
 }
 
+/// A table of the policy that outgrew its IDs: the policy cannot be compiled.
+fn too_large(e: IdOverflow) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    diags.push(
+        Diagnostic::new(
+            &code::LIMIT_TABLE_SIZE,
+            Span::default(),
+            format!(
+                "the compiled policy would have {e}; its tables number entries with 32-bit IDs"
+            ),
+        )
+        .with_help("split the policy into smaller ones"),
+    );
+    diags
+}
+
 /// Step 1: every permission a tool needs or an agent is granted, and every granted domain.
-fn intern_permissions(policy: &Policy) -> PermTable {
+fn intern_permissions(policy: &Policy) -> Result<PermTable, IdOverflow> {
     let mut perms = PermTable::default();
     for tool in &policy.tools {
         for p in &tool.needs {
-            perms.intern(p);
+            perms.intern(p)?;
         }
     }
     for agent in &policy.agents {
         for (g, _) in &agent.grants {
             match g {
                 Grant::Exact(p) => {
-                    perms.intern(p);
+                    perms.intern(p)?;
                 }
                 Grant::Domain(d) => {
-                    perms.intern_domain(d);
+                    perms.intern_domain(d)?;
                 }
                 Grant::All => {}
             }
         }
     }
-    perms
+    Ok(perms)
 }
 
 /// The rules of one agent, as (global rule ID, definition) in source order.
-type AgentRules<'p> = Vec<(u32, &'p RuleDef)>;
+type AgentRules<'p> = Vec<(RuleId, &'p RuleDef)>;
 
 /// Step 2: every rule, globally numbered, with its location and message; and each agent's
 /// rules with their IDs.
-fn rule_table(policy: &Policy) -> (Vec<RuleRt>, Vec<AgentRules<'_>>) {
+fn rule_table(policy: &Policy) -> Result<(Vec<RuleRt>, Vec<AgentRules<'_>>), IdOverflow> {
     let mut rules: Vec<RuleRt> = Vec::new();
     let mut agent_rules = Vec::with_capacity(policy.agents.len());
     for agent in &policy.agents {
@@ -131,12 +150,12 @@ fn rule_table(policy: &Policy) -> (Vec<RuleRt>, Vec<AgentRules<'_>>) {
                     info.line
                 ),
             };
-            mine.push((rules.len() as u32, rule));
+            mine.push((RuleId::new(rules.len())?, rule));
             rules.push(RuleRt { info, message });
         }
         agent_rules.push(mine);
     }
-    (rules, agent_rules)
+    Ok((rules, agent_rules))
 }
 
 /// Step 3: an agent's grants as bitsets over the interned permissions and domains.
@@ -151,12 +170,12 @@ fn grant_set(agent: &AgentDef, perms: &PermTable) -> GrantSet {
             Grant::All => grants.all = true,
             Grant::Domain(d) => {
                 if let Some(id) = perms.domain_id(d) {
-                    grants.domains.insert(id as usize);
+                    grants.domains.insert(id.index());
                 }
             }
             Grant::Exact(p) => {
                 if let Some(id) = perms.id(&p.domain, &p.action) {
-                    grants.exact.insert(id as usize);
+                    grants.exact.insert(id.index());
                 }
             }
         }
@@ -173,22 +192,31 @@ fn rule_group(
     shared: &mut group::Shared,
     groups: &mut Vec<Group>,
     diags: &mut Diagnostics,
-) -> u32 {
+) -> GroupId {
     if members.is_empty() {
-        return 0;
+        return GroupId::FIRST;
     }
-    match group::build(members, shared) {
-        Ok(g) => {
+    let built = GroupId::new(groups.len())
+        .map_err(group::GroupError::TooLarge)
+        .and_then(|id| Ok((id, group::build(members, shared)?)));
+    match built {
+        Ok((id, g)) => {
             groups.push(g);
-            groups.len() as u32 - 1
+            id
         }
-        Err(e) => {
-            let span = members
-                .get(e.first_rule)
-                .map_or(agent.span, |(_, r)| r.span);
+        Err(group::GroupError::TooLarge(e)) => {
+            diags.extend(too_large(e));
+            GroupId::FIRST
+        }
+        Err(group::GroupError::Arg {
+            arg,
+            first_rule,
+            error,
+        }) => {
+            let span = members.get(first_rule).map_or(agent.span, |(_, r)| r.span);
             diags.push(
                 Diagnostic::new(
-                    if e.error.too_large {
+                    if error.too_large {
                         &code::AUTOMATON_TOO_LARGE
                     } else {
                         &code::AUTOMATON_BUILD
@@ -196,19 +224,19 @@ fn rule_group(
                     span,
                     format!(
                         "the patterns agent `{}` places on argument `{}` cannot be compiled together: {}",
-                        agent.name, e.arg, e.error.message
+                        agent.name, arg, error.message
                     ),
                 )
                 .with_label("first rule constraining this argument")
                 .with_help("split the patterns across tools or agents, or simplify them (bounded repetitions such as `{1,1000}` are expensive)"),
             );
-            0
+            GroupId::FIRST
         }
     }
 }
 
 /// The agent's own tables; the catalog or target step fills in the rest.
-fn agent_tables(agent: &AgentDef, grants: GrantSet, group: u32) -> AgentRt {
+fn agent_tables(agent: &AgentDef, grants: GrantSet, group: GroupId) -> AgentRt {
     AgentRt {
         name: agent.name.clone(),
         default: agent.default,
@@ -232,38 +260,55 @@ fn catalog_tables(
     perms: &PermTable,
     agents: &mut [AgentRt],
     agent_rules: &[AgentRules<'_>],
-) -> Catalog {
-    let tools: Vec<ToolRt> = policy
+) -> Result<Catalog, IdOverflow> {
+    let tools = policy
         .tools
         .iter()
-        .map(|t| ToolRt {
-            server: t.server.map(|s| s as u32),
-            name: t.name.clone(),
-            display: policy.tool_display(t),
-            needs: t
-                .needs
-                .iter()
-                .filter_map(|p| perms.id(&p.domain, &p.action))
-                .collect(),
-            required: t.required_args(),
-            typed: t.typed_args(),
+        .map(|t| {
+            Ok(ToolRt {
+                server: t.server.map(ServerId::new).transpose()?,
+                name: t.name.clone(),
+                display: policy.tool_display(t),
+                needs: t
+                    .needs
+                    .iter()
+                    .filter_map(|p| perms.id(&p.domain, &p.action))
+                    .collect(),
+                required: t.required_args(),
+                typed: t.typed_args(),
+            })
         })
-        .collect();
-    let by_name = policy.tool_index.clone();
+        .collect::<Result<Vec<ToolRt>, IdOverflow>>()?;
+    let by_name = policy
+        .tool_index
+        .iter()
+        .map(|(name, ts)| {
+            Ok((
+                name.clone(),
+                ts.iter().map(|&t| tool_id(t)).collect::<Result<_, _>>()?,
+            ))
+        })
+        .collect::<Result<_, IdOverflow>>()?;
     let servers: Vec<String> = policy.servers.iter().map(|s| s.name.clone()).collect();
     let n_tools = tools.len();
+    // The program numbers its tools as the resolved policy does (positions in
+    // `policy.tools`); a catalog past what a ToolId holds is refused here.
+    ToolId::new(n_tools.saturating_sub(1))?;
     let mut gate = Vec::with_capacity(agents.len() * n_tools);
     let rows = agents.iter_mut().zip(&policy.agents).zip(agent_rules);
     for (a, ((rt, agent), mine)) in rows.enumerate() {
         let per_tool = rules_per_tool(mine, n_tools);
-        let first_rule = mine.first().map_or(0, |(id, _)| *id);
+        let first_rule = mine.first().map_or(0, |(id, _)| id.index());
         for ((t, members), tool) in (0u32..).zip(&per_tool).zip(&tools) {
             let missing = policy
                 .missing(a, t)
                 .and_then(|p| perms.id(&p.domain, &p.action));
             gate.push(missing);
-            let locals: Vec<u32> = members.iter().map(|(id, _)| id - first_rule).collect();
-            rt.candidates.push_row(&locals);
+            let locals = members
+                .iter()
+                .map(|(id, _)| LocalRuleId::new(id.index() - first_rule))
+                .collect::<Result<Vec<_>, _>>()?;
+            rt.candidates.push_row(&locals)?;
             let targeted_by_allow = members.iter().any(|(_, r)| r.effect == Effect::Allow);
             let removed = members
                 .iter()
@@ -276,17 +321,17 @@ fn catalog_tables(
                 && (targeted_by_allow || agent.default == Effect::Allow)
                 && !removed
             {
-                rt.visible.push(t);
+                rt.visible.push(tool_id(t)?);
             }
         }
     }
-    Catalog {
+    Ok(Catalog {
         tools,
         by_name,
         servers,
         gate,
         n_tools,
-    }
+    })
 }
 
 /// Inverts rule -> covered tools (computed by resolve) into tool -> rules, source order kept.
@@ -300,6 +345,12 @@ fn rules_per_tool<'p>(mine: &AgentRules<'p>, n_tools: usize) -> Vec<AgentRules<'
         }
     }
     per_tool
+}
+
+/// The program's ID of a catalog tool the resolved policy numbers `t` (the same position in
+/// the same order), checked.
+fn tool_id(t: u32) -> Result<ToolId, IdOverflow> {
+    ToolId::new(t as usize)
 }
 
 /// Step 5 (without a catalog): each agent's rule targets, compiled for matching the request's
@@ -351,20 +402,21 @@ fn target_matcher<'a>(
     let mut n = 0;
     for (i, t) in targets.enumerate() {
         n = i + 1;
+        let local = LocalRuleId::new(i)?;
         match name_regex(&t.tool) {
-            None => tool_any.push(i as u32),
+            None => tool_any.push(local),
             Some(r) => {
                 tool_patterns.push(r);
-                tool_rules.push(i as u32);
+                tool_rules.push(local);
             }
         }
         match &t.server {
-            None => no_server.push(i as u32),
+            None => no_server.push(local),
             Some(p) => match name_regex(p) {
-                None => server_any.push(i as u32),
+                None => server_any.push(local),
                 Some(r) => {
                     server_patterns.push(r);
-                    server_rules.push(i as u32);
+                    server_rules.push(local);
                 }
             },
         }

@@ -99,6 +99,7 @@ codes! {
     UNKNOWN_REASON = ("unknown_reason", Error, "a test expectation names a reason that does not exist");
     LIMIT_FILE_SIZE = ("limit::file_size", Error, "a policy file is larger than 8 MiB");
     LIMIT_NESTING = ("limit::nesting", Error, "brackets nest deeper than 64 levels in a policy file");
+    LIMIT_TABLE_SIZE = ("limit::table_size", Error, "a compiled table would number more entries than a 32-bit ID holds");
     AUTOMATON_TOO_LARGE = ("automaton_too_large", Error, "the patterns an agent places on one argument exceed the automaton size limit");
     AUTOMATON_BUILD = ("automaton_build", Error, "the patterns on one argument cannot be compiled together");
     INTERNAL_ERROR = ("internal_error", Error, "the compiled policy failed its own validation (a bug in toolgate)");

@@ -8,6 +8,7 @@ use crate::program::agent::AgentRt;
 use crate::program::bitset::BitSet;
 use crate::program::catalog::Catalog;
 use crate::program::group::Group;
+use crate::program::ids::{AgentId, ToolId};
 use crate::resolve::{parse_permission, ArgType};
 use crate::syntax::ast::Effect;
 use std::borrow::Cow;
@@ -143,7 +144,7 @@ impl Engine {
                 )
             }
         };
-        let rule = &self.program.rules[group.rules[local as usize] as usize];
+        let rule = &self.program.rules[group.rules[local.index()].index()];
         Verdict {
             rule: Some(&rule.info),
             ..Verdict::new(reason, rule.message.as_str())
@@ -154,10 +155,10 @@ impl Engine {
     /// failed.
     fn record_trace(&self, e: &mut Explanation, group: &Group, trace: &evaluate::Trace) {
         for &(local, failed) in trace {
-            let Some(&rule_id) = group.rules.get(local as usize) else {
+            let Some(&rule_id) = group.rules.get(local.index()) else {
                 continue;
             };
-            let Some(rule) = self.program.rules.get(rule_id as usize) else {
+            let Some(rule) = self.program.rules.get(rule_id.index()) else {
                 continue;
             };
             e.rules.push(RuleTrace {
@@ -168,7 +169,7 @@ impl Engine {
                     "fired"
                 },
                 failed_condition: failed.map(|k| {
-                    let at = group.rule_conds.row_start(local as usize) + k;
+                    let at = group.rule_conds.row_start(local.index()) + k;
                     group.rule_cond_text.get(at).to_string()
                 }),
             });
@@ -177,7 +178,7 @@ impl Engine {
 
     fn resolve_tool<'a>(
         &'a self,
-        agent_id: u32,
+        agent_id: AgentId,
         agent: &'a AgentRt,
         req: &Request,
         explain: bool,
@@ -192,24 +193,24 @@ impl Engine {
     fn resolve_catalog_tool<'a>(
         &'a self,
         cat: &'a Catalog,
-        agent_id: u32,
+        agent_id: AgentId,
         agent: &'a AgentRt,
         req: &Request,
         explain: bool,
     ) -> Result<Resolved<'a>, Verdict<'a>> {
-        let ids: &[u32] = cat.by_name.get(&req.tool).map(Vec::as_slice).unwrap_or(&[]);
+        let ids: &[ToolId] = cat.by_name.get(&req.tool).map(Vec::as_slice).unwrap_or(&[]);
         let chosen = match &req.server {
             Some(server) => ids.iter().copied().find(|&t| {
-                cat.tools[t as usize]
+                cat.tools[t.index()]
                     .server
-                    .is_some_and(|s| &cat.servers[s as usize] == server)
+                    .is_some_and(|s| &cat.servers[s.index()] == server)
             }),
             None if ids.len() == 1 => Some(ids[0]),
             None if ids.len() > 1 => {
                 let places: Vec<String> = ids
                     .iter()
-                    .map(|&t| match cat.tools[t as usize].server {
-                        Some(s) => format!("server `{}`", cat.servers[s as usize]),
+                    .map(|&t| match cat.tools[t.index()].server {
+                        Some(s) => format!("server `{}`", cat.servers[s.index()]),
                         None => "a host tool".to_string(),
                     })
                     .collect();
@@ -240,8 +241,8 @@ impl Engine {
                 format!("unknown tool `{shown}`{hint}"),
             ));
         };
-        let tool = &cat.tools[t as usize];
-        let slot = agent_id as usize * cat.n_tools + t as usize;
+        let tool = &cat.tools[t.index()];
+        let slot = agent_id.index() * cat.n_tools + t.index();
         Ok(Resolved {
             display: Cow::Borrowed(tool.display.as_str()),
             needs_missing: cat.gate[slot].map(|p| Cow::Borrowed(self.program.perms.name(p))),
@@ -255,10 +256,10 @@ impl Engine {
             },
             required: &tool.required,
             typed: &tool.typed,
-            group: &self.program.groups[agent.group as usize],
+            group: &self.program.groups[agent.group.index()],
             candidates: evaluate::Candidates::List {
-                all: agent.candidates.row(t as usize),
-                deny: agent.deny_candidates.row(t as usize),
+                all: agent.candidates.row(t.index()),
+                deny: agent.deny_candidates.row(t.index()),
             },
         })
     }
@@ -308,7 +309,7 @@ impl Engine {
             needs,
             required: NO_REQUIRED,
             typed: NO_TYPED,
-            group: &self.program.groups[agent.group as usize],
+            group: &self.program.groups[agent.group.index()],
             candidates,
         })
     }

@@ -9,6 +9,7 @@ use super::args::visit;
 use crate::pattern::path::normalize;
 use crate::program::bitset::BitSet;
 use crate::program::group::{ArgMatcher, Group, PatternConds};
+use crate::program::ids::{CondId, LocalRuleId, PatternId};
 use crate::program::index::{Automata, PatternIndex};
 use crate::program::needles::NeedleMatcher;
 use crate::syntax::ast::Effect;
@@ -19,29 +20,32 @@ use std::cell::RefCell;
 /// source order. Small enough to be returned in registers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Fired {
-    Deny(u32),
-    Allow(u32),
+    Deny(LocalRuleId),
+    Allow(LocalRuleId),
     Nothing,
 }
 
 /// When explaining: each candidate rule, with `None` if it fired, else the position of its
 /// first failing condition among the rule's own.
-pub(crate) type Trace = Vec<(u32, Option<usize>)>;
+pub(crate) type Trace = Vec<(LocalRuleId, Option<usize>)>;
 
 /// Which of a group's rules may fire for this call.
 pub(crate) enum Candidates<'a> {
     /// The rules targeting the catalog tool (local IDs, ascending), and the deny rules
     /// among them.
-    List { all: &'a [u32], deny: &'a [u32] },
+    List {
+        all: &'a [LocalRuleId],
+        deny: &'a [LocalRuleId],
+    },
     /// The rules whose targets matched the request (policies without a catalog).
     Bits(BitSet),
 }
 
 impl Candidates<'_> {
-    fn contains(&self, local: u32) -> bool {
+    fn contains(&self, local: LocalRuleId) -> bool {
         match self {
             Candidates::List { all, .. } => all.binary_search(&local).is_ok(),
-            Candidates::Bits(b) => b.contains(local as usize),
+            Candidates::Bits(b) => b.contains(local.index()),
         }
     }
 }
@@ -49,7 +53,7 @@ impl Candidates<'_> {
 /// Appends `items` to `out`. Condition lists are a few items long, where a loop beats
 /// `extend_from_slice`'s call into `memcpy`.
 #[inline]
-fn extend_small(out: &mut Vec<u32>, items: &[u32]) {
+fn extend_small<T: Copy>(out: &mut Vec<T>, items: &[T]) {
     for &c in items {
         out.push(c);
     }
@@ -76,7 +80,7 @@ enum ArgState {
 /// clearing and enumerating cost what was set, not the size of the group.
 struct Held {
     bits: BitSet,
-    set: Vec<u32>,
+    set: Vec<CondId>,
 }
 
 impl Held {
@@ -89,23 +93,23 @@ impl Held {
     #[inline]
     fn reset(&mut self, n: usize) {
         for &c in &self.set {
-            self.bits.remove(c as usize);
+            self.bits.remove(c.index());
         }
         self.set.clear();
         self.bits.grow(n);
     }
 
     #[inline]
-    fn insert(&mut self, c: u32) {
-        if !self.bits.contains(c as usize) {
-            self.bits.insert(c as usize);
+    fn insert(&mut self, c: CondId) {
+        if !self.bits.contains(c.index()) {
+            self.bits.insert(c.index());
             self.set.push(c);
         }
     }
 
     #[inline]
-    fn contains(&self, c: u32) -> bool {
-        self.bits.contains(c as usize)
+    fn contains(&self, c: CondId) -> bool {
+        self.bits.contains(c.index())
     }
 }
 
@@ -114,18 +118,18 @@ struct Scratch {
     allow: Held,
     deny: Held,
     states: Vec<ArgState>,
-    hits: Vec<u32>,
+    hits: Vec<PatternId>,
     dfa: Vec<u32>,
-    value: Vec<u32>,
+    value: Vec<CondId>,
     /// Conditions one value satisfies in the deny sense only (`shell` patterns read
     /// generously, and every `shell` condition when the command is unreadable).
-    deny_only: Vec<u32>,
-    common: Vec<u32>,
+    deny_only: Vec<CondId>,
+    common: Vec<CondId>,
     seen: BitSet,
     /// The patterns of the candidate rules' conditions on the argument being judged (raw and
     /// normalized), when only they are matched.
-    wanted_raw: Vec<u32>,
-    wanted_norm: Vec<u32>,
+    wanted_raw: Vec<PatternId>,
+    wanted_norm: Vec<PatternId>,
     locations: Vec<u64>,
 }
 
@@ -157,7 +161,7 @@ struct Judge<'e> {
     needles: &'e [NeedleMatcher],
     /// With few candidate rules: the group and those rules, whose patterns alone are matched
     /// in a large pattern index.
-    focus: Option<(&'e Group, &'e [u32])>,
+    focus: Option<(&'e Group, &'e [LocalRuleId])>,
 }
 
 impl Group {
@@ -223,7 +227,7 @@ impl Group {
             }
         } else {
             for &a in &self.deny_args {
-                judge_arg(a as usize, s)?;
+                judge_arg(a.index(), s)?;
             }
         }
         let first_deny = self.first_firing(Effect::Deny, candidates, s);
@@ -236,13 +240,14 @@ impl Group {
         let first_allow = self.first_firing(Effect::Allow, candidates, s);
         if let Some(trace) = trace {
             trace.extend(
-                (0..self.rules.len() as u32)
+                crate::program::ids::all::<LocalRuleId>(self.rules.len())
+                    .ok()?
                     .filter(|&local| candidates.contains(local))
                     .map(|local| {
-                        let effect = self.effects[local as usize];
+                        let effect = self.effects[local.index()];
                         let failed = self
                             .rule_conds
-                            .row(local as usize)
+                            .row(local.index())
                             .iter()
                             .position(|&c| !self.holds(c, effect, s));
                         (local, failed)
@@ -257,17 +262,16 @@ impl Group {
     }
 
     /// Whether condition `c` holds for a rule of this effect.
-    fn holds(&self, c: u32, effect: Effect, s: &Scratch) -> bool {
+    fn holds(&self, c: CondId, effect: Effect, s: &Scratch) -> bool {
         // Judging an argument is what puts its conditions in the deny set, so a deny
         // condition holds exactly when it is there.
         if effect == Effect::Deny {
             return s.deny.contains(c);
         }
-        let Some(&a) = self.cond_arg.get(c as usize) else {
+        let Some(&a) = self.cond_arg.get(c.index()) else {
             return false;
         };
-        let (Some(arg), Some(&state)) = (self.args.get(a as usize), s.states.get(a as usize))
-        else {
+        let (Some(arg), Some(&state)) = (self.args.get(a.index()), s.states.get(a.index())) else {
             return false;
         };
         match state {
@@ -279,17 +283,22 @@ impl Group {
     }
 
     /// Whether a rule fires: every condition holds.
-    fn fires(&self, local: u32, s: &Scratch) -> bool {
-        let effect = self.effects[local as usize];
+    fn fires(&self, local: LocalRuleId, s: &Scratch) -> bool {
+        let effect = self.effects[local.index()];
         self.rule_conds
-            .row(local as usize)
+            .row(local.index())
             .iter()
             .all(|&c| self.holds(c, effect, s))
     }
 
     /// The first candidate rule of this effect that fires (source order).
-    fn first_firing(&self, effect: Effect, candidates: &Candidates, s: &Scratch) -> Option<u32> {
-        let of_effect = |local: u32| self.effects.get(local as usize) == Some(&effect);
+    fn first_firing(
+        &self,
+        effect: Effect,
+        candidates: &Candidates,
+        s: &Scratch,
+    ) -> Option<LocalRuleId> {
+        let of_effect = |local: LocalRuleId| self.effects.get(local.index()) == Some(&effect);
         match candidates {
             // Few candidates (the usual case with a catalog): check each, in order; a deny
             // is looked for among the tool's deny rules only.
@@ -303,10 +312,12 @@ impl Group {
                 .copied()
                 .find(|&local| of_effect(local) && self.fires(local, s)),
             _ => {
-                let candidate = |local: u32| of_effect(local) && candidates.contains(local);
-                let mut first = None::<u32>;
+                let candidate = |local: LocalRuleId| of_effect(local) && candidates.contains(local);
+                let mut first = None::<LocalRuleId>;
                 // Only an earlier rule than the one found can change the answer.
-                let earlier = |first: Option<u32>, local: u32| first.is_none_or(|f| local < f);
+                let earlier = |first: Option<LocalRuleId>, local: LocalRuleId| {
+                    first.is_none_or(|f| local < f)
+                };
                 for &local in &self.unconditional {
                     if earlier(first, local) && candidate(local) {
                         first = Some(local);
@@ -319,7 +330,7 @@ impl Group {
                     Effect::Allow => &s.allow.set,
                 };
                 for &c in held {
-                    for &local in self.keyed.row(c as usize) {
+                    for &local in self.keyed.row(c.index()) {
                         // Skipped before asking whether it fires, the costly part.
                         if earlier(first, local) && candidate(local) && self.fires(local, s) {
                             first = Some(local);
@@ -446,7 +457,7 @@ impl Judge<'_> {
         &self,
         arg: &ArgMatcher,
         index: Option<&PatternConds<PatternIndex>>,
-        wanted: &mut Vec<u32>,
+        wanted: &mut Vec<PatternId>,
     ) -> bool {
         let (Some((group, rules)), Some(index)) = (self.focus, index) else {
             return false;
@@ -456,8 +467,8 @@ impl Judge<'_> {
         }
         wanted.clear();
         for &local in rules {
-            for &c in group.rule_conds.row(local as usize) {
-                let c = c as usize;
+            for &c in group.rule_conds.row(local.index()) {
+                let c = c.index();
                 if (arg.lo..arg.hi).contains(&c) {
                     extend_small(wanted, index.by_cond.row(c - arg.lo));
                 }
@@ -506,11 +517,11 @@ impl Judge<'_> {
                         return None;
                     }
                     for &p in &s.hits {
-                        extend_small(&mut s.value, r.conds.row(p as usize));
+                        extend_small(&mut s.value, r.conds.row(p.index()));
                     }
                 }
                 if let Some(n) = &arg.needles {
-                    let m = self.needles.get(n.matcher as usize)?;
+                    let m = self.needles.get(n.matcher.index())?;
                     let (value_out, conds) = (&mut s.value, &n.conds);
                     if !m.matches(text, &mut s.seen, |id| {
                         extend_small(value_out, conds.row(id))
@@ -543,7 +554,7 @@ impl Judge<'_> {
                                 return None;
                             }
                             for &p in &s.hits {
-                                extend_small(&mut s.value, r.conds.row(p as usize));
+                                extend_small(&mut s.value, r.conds.row(p.index()));
                             }
                         }
                         None => unreadable_path = true,

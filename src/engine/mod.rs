@@ -276,9 +276,9 @@ impl Engine {
             a.visible
                 .iter()
                 .map(|&t| {
-                    let tool = &cat.tools[t as usize];
+                    let tool = &cat.tools[t.index()];
                     VisibleTool {
-                        server: tool.server.map(|s| cat.servers[s as usize].clone()),
+                        server: tool.server.map(|s| cat.servers[s.index()].clone()),
                         tool: tool.name.clone(),
                     }
                 })

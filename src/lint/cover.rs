@@ -17,12 +17,19 @@ use crate::resolve::{CondTest, NamePattern, RuleDef, TargetDef};
 use crate::syntax::ast::Effect;
 use std::collections::HashMap;
 
-/// The key under which an uncatalogued target with a glob or `*` tool part is indexed.
-const WILD: u32 = u32::MAX;
+/// What a rule is indexed under: a catalog tool it covers (its index in the resolved policy's
+/// tools), or without a catalog the literal tool name of its target (numbered in first-seen
+/// order), or any tool (a glob or `*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum ToolKey {
+    Tool(u32),
+    Name(usize),
+    Wild,
+}
 
-/// A bucket key: a tool (or, without a catalog, a tool name) and the argument of the key
-/// condition (`None` for rules without a value condition).
-type BucketKey = (u32, Option<Vec<String>>);
+/// A bucket key: a tool key and the argument of the key condition (`None` for rules without
+/// a value condition).
+type BucketKey = (ToolKey, Option<Vec<String>>);
 
 /// The rules of one bucket by the literal prefix, then the literal suffix, of their key
 /// condition.
@@ -32,17 +39,17 @@ type ByPrefix = HashMap<String, HashMap<String, Vec<usize>>>;
 #[derive(Default)]
 pub(crate) struct RuleIndex {
     buckets: HashMap<BucketKey, ByPrefix>,
-    names: HashMap<String, u32>,
+    names: HashMap<String, usize>,
 }
 
 impl RuleIndex {
-    fn name_key(&mut self, target: &TargetDef) -> u32 {
+    fn name_key(&mut self, target: &TargetDef) -> ToolKey {
         match &target.tool {
             NamePattern::Literal(n) => {
-                let next = self.names.len() as u32;
-                *self.names.entry(n.clone()).or_insert(next)
+                let next = self.names.len();
+                ToolKey::Name(*self.names.entry(n.clone()).or_insert(next))
             }
-            _ => WILD,
+            _ => ToolKey::Wild,
         }
     }
 
@@ -68,8 +75,8 @@ impl RuleIndex {
                 ),
                 None => (None, String::new(), String::new()),
             };
-            let keys: Vec<u32> = if cx.policy.has_catalog() {
-                cx.covers(a, s).to_vec()
+            let keys: Vec<ToolKey> = if cx.policy.has_catalog() {
+                cx.covers(a, s).iter().map(|&t| ToolKey::Tool(t)).collect()
             } else {
                 vec![index.name_key(&rule.target)]
             };
@@ -95,14 +102,18 @@ impl RuleIndex {
     )]
     pub(crate) fn candidates(&self, cx: &Context, a: usize, r: usize, tools: &[u32]) -> Vec<usize> {
         let rule = &cx.policy.agents[a].rules[r];
-        let keys: Vec<u32> = if cx.policy.has_catalog() {
-            tools.first().copied().into_iter().collect()
+        let keys: Vec<ToolKey> = if cx.policy.has_catalog() {
+            tools
+                .first()
+                .map(|&t| ToolKey::Tool(t))
+                .into_iter()
+                .collect()
         } else {
             let own = match &rule.target.tool {
-                NamePattern::Literal(n) => self.names.get(n).copied(),
+                NamePattern::Literal(n) => self.names.get(n).map(|&n| ToolKey::Name(n)),
                 _ => None,
             };
-            own.into_iter().chain([WILD]).collect()
+            own.into_iter().chain([ToolKey::Wild]).collect()
         };
         let mut out = Vec::new();
         for k in keys {

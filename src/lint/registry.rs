@@ -58,6 +58,7 @@ pub static OTHER_CODES: &[(&str, Severity, &str)] = &[
     other(code::UNKNOWN_REASON),
     other(code::LIMIT_FILE_SIZE),
     other(code::LIMIT_NESTING),
+    other(code::LIMIT_TABLE_SIZE),
     other(code::AUTOMATON_TOO_LARGE),
     other(code::AUTOMATON_BUILD),
     other(code::INTERNAL_ERROR),

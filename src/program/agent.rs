@@ -2,6 +2,7 @@
 
 use super::csr::Csr;
 use super::group::Group;
+use super::ids::{GroupId, IdOverflow, LocalRuleId, ToolId};
 use super::perms::GrantSet;
 use super::target::TargetMatcher;
 use crate::syntax::ast::Effect;
@@ -14,29 +15,31 @@ pub(crate) struct AgentRt {
     pub default: Effect,
     pub grants: GrantSet,
     /// The group of all the agent's rules.
-    pub group: u32,
+    pub group: GroupId,
     /// Without a catalog: the rule targets.
     /// Boxed: with a catalog (the common case) there is none.
     pub targets: Option<Box<TargetMatcher>>,
     /// With a catalog: the tools the agent may see, in declaration order.
-    pub visible: Vec<u32>,
+    pub visible: Vec<ToolId>,
     /// With a catalog: per tool, the local IDs of the rules that target it, ascending.
-    pub candidates: Csr,
+    pub candidates: Csr<LocalRuleId>,
     /// With a catalog: per tool, the deny rules among `candidates` (derived, not stored), so
     /// that looking for a firing deny reads only deny rules.
     #[serde(skip)]
-    pub deny_candidates: Csr,
+    pub deny_candidates: Csr<LocalRuleId>,
     pub default_message: String,
 }
 
 impl AgentRt {
     /// Computes the tables derived from the stored ones (after building, and after loading
     /// a bundle once the stored tables are validated).
-    pub(crate) fn derive(&mut self, group: &Group, n_tools: usize) {
-        let is_deny = |&local: &u32| group.effects.get(local as usize) == Some(&Effect::Deny);
+    pub(crate) fn derive(&mut self, group: &Group, n_tools: usize) -> Result<(), IdOverflow> {
+        let is_deny =
+            |&local: &LocalRuleId| group.effects.get(local.index()) == Some(&Effect::Deny);
         self.deny_candidates = Csr::from_rows((0..n_tools).map(|t| {
             let row = self.candidates.row(t).iter().copied();
-            row.filter(is_deny).collect::<Vec<u32>>()
-        }));
+            row.filter(is_deny).collect::<Vec<LocalRuleId>>()
+        }))?;
+        Ok(())
     }
 }

@@ -1,5 +1,6 @@
 //! The tool catalog: tools, servers and the permission gate of every (agent, tool) pair.
 
+use super::ids::{IdOverflow, PermId, ServerId, ToolId};
 use super::{all_below, check, Invalid};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -7,10 +8,10 @@ use serde::{Deserialize, Serialize};
 /// One catalog tool.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct ToolRt {
-    pub server: Option<u32>,
+    pub server: Option<ServerId>,
     pub name: String,
     pub display: String,
-    pub needs: Vec<u32>,
+    pub needs: Vec<PermId>,
     pub required: Vec<String>,
     /// The arguments with a declared type other than `any`, in declaration order: checked
     /// before any rule runs. Empty for an untyped tool, which then costs nothing.
@@ -22,10 +23,10 @@ pub(crate) struct ToolRt {
 pub(crate) struct Catalog {
     pub tools: Vec<ToolRt>,
     #[serde(skip)]
-    pub by_name: FxHashMap<String, Vec<u32>>,
+    pub by_name: FxHashMap<String, Vec<ToolId>>,
     pub servers: Vec<String>,
     /// `agent * n_tools + tool` -> the first permission not granted.
-    pub gate: Vec<Option<u32>>,
+    pub gate: Vec<Option<PermId>>,
     pub n_tools: usize,
 }
 
@@ -46,12 +47,12 @@ impl Catalog {
             "permission gate table size mismatch",
         )?;
         check(
-            self.gate.iter().flatten().all(|&p| (p as usize) < n_perms),
+            self.gate.iter().flatten().all(|&p| p.index() < n_perms),
             "gate permission out of range",
         )?;
         for t in &self.tools {
             check(
-                t.server.is_none_or(|s| (s as usize) < self.servers.len()),
+                t.server.is_none_or(|s| s.index() < self.servers.len()),
                 "tool server out of range",
             )?;
             check(all_below(&t.needs, n_perms), "tool permission out of range")?;
@@ -63,16 +64,16 @@ impl Catalog {
                 "argument type out of range",
             )?;
         }
-        self.by_name = by_name(&self.tools);
+        self.by_name = by_name(&self.tools).map_err(|_| Invalid("too many tools"))?;
         Ok(())
     }
 }
 
 /// Tool name -> the catalog tools of that name (several when servers share a tool name).
-pub(crate) fn by_name(tools: &[ToolRt]) -> FxHashMap<String, Vec<u32>> {
-    let mut map: FxHashMap<String, Vec<u32>> = FxHashMap::default();
+pub(crate) fn by_name(tools: &[ToolRt]) -> Result<FxHashMap<String, Vec<ToolId>>, IdOverflow> {
+    let mut map: FxHashMap<String, Vec<ToolId>> = FxHashMap::default();
     for (i, t) in tools.iter().enumerate() {
-        map.entry(t.name.clone()).or_default().push(i as u32);
+        map.entry(t.name.clone()).or_default().push(ToolId::new(i)?);
     }
-    map
+    Ok(map)
 }

@@ -2,17 +2,18 @@
 //! strings in one. They keep compiled engines and bundles to a handful of allocations, so a
 //! bundle of thousands of rules loads in milliseconds.
 
+use super::ids::{Id, IdOverflow};
 use serde::{Deserialize, Serialize};
 
-/// Rows of `u32`s: row `i` is `items[offsets[i]..offsets[i + 1]]`.
+/// Rows of IDs: row `i` is `items[offsets[i]..offsets[i + 1]]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Csr {
+pub struct Csr<T> {
     offsets: Vec<u32>,
-    items: Vec<u32>,
+    items: Vec<T>,
 }
 
-impl Default for Csr {
-    fn default() -> Csr {
+impl<T> Default for Csr<T> {
+    fn default() -> Csr<T> {
         Csr {
             offsets: vec![0],
             items: Vec::new(),
@@ -20,20 +21,27 @@ impl Default for Csr {
     }
 }
 
-impl Csr {
-    /// A table from rows.
-    pub fn from_rows<R: AsRef<[u32]>>(rows: impl IntoIterator<Item = R>) -> Csr {
+impl<T: Id> Csr<T> {
+    /// A table from rows; an error when it would hold more items than a `u32` offset
+    /// reaches.
+    pub fn from_rows<R: AsRef<[T]>>(
+        rows: impl IntoIterator<Item = R>,
+    ) -> Result<Csr<T>, IdOverflow> {
         let mut t = Csr::default();
         for r in rows {
-            t.push_row(r.as_ref());
+            t.push_row(r.as_ref())?;
         }
-        t
+        Ok(t)
     }
 
-    /// Appends a row.
-    pub fn push_row(&mut self, row: &[u32]) {
+    /// Appends a row; an error (and the table unchanged) when the table would hold more
+    /// items than a `u32` offset reaches.
+    pub fn push_row(&mut self, row: &[T]) -> Result<(), IdOverflow> {
+        let end = u32::try_from(self.items.len() + row.len())
+            .map_err(|_| IdOverflow("items in one table"))?;
         self.items.extend_from_slice(row);
-        self.offsets.push(self.items.len() as u32);
+        self.offsets.push(end);
+        Ok(())
     }
 
     /// Number of rows.
@@ -43,7 +51,7 @@ impl Csr {
 
     /// Row `i` (empty when out of range).
     #[inline]
-    pub fn row(&self, i: usize) -> &[u32] {
+    pub fn row(&self, i: usize) -> &[T] {
         match (self.offsets.get(i), self.offsets.get(i + 1)) {
             (Some(&a), Some(&b)) => self.items.get(a as usize..b as usize).unwrap_or(&[]),
             _ => &[],
@@ -56,7 +64,7 @@ impl Csr {
     }
 
     /// Every item.
-    pub fn items(&self) -> &[u32] {
+    pub fn items(&self) -> &[T] {
         &self.items
     }
 
@@ -69,7 +77,7 @@ impl Csr {
                 .offsets
                 .last()
                 .is_some_and(|&l| l as usize == self.items.len())
-            && self.items.iter().all(|&i| (i as usize) < bound)
+            && self.items.iter().all(|&i| i.index() < bound)
     }
 }
 
@@ -90,10 +98,14 @@ impl Default for Strings {
 }
 
 impl Strings {
-    /// Appends a string.
-    pub fn push(&mut self, s: &str) {
+    /// Appends a string; an error (and the table unchanged) when the text would outgrow a
+    /// `u32` offset.
+    pub fn push(&mut self, s: &str) -> Result<(), IdOverflow> {
+        let end = u32::try_from(self.text.len() + s.len())
+            .map_err(|_| IdOverflow("bytes in one string table"))?;
         self.text.push_str(s);
-        self.offsets.push(self.text.len() as u32);
+        self.offsets.push(end);
+        Ok(())
     }
 
     /// Number of strings.
@@ -133,19 +145,21 @@ impl Strings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::program::ids::CondId;
 
     #[test]
     fn rows_and_strings_round_trip() {
-        let t = Csr::from_rows([vec![1, 2], vec![], vec![3]]);
+        let c = |i: usize| CondId::new(i).unwrap();
+        let t = Csr::from_rows([vec![c(1), c(2)], vec![], vec![c(3)]]).unwrap();
         assert_eq!(
             (t.rows(), t.row(0), t.row(1), t.row(2), t.row(9)),
-            (3, &[1, 2][..], &[][..], &[3][..], &[][..])
+            (3, &[c(1), c(2)][..], &[][..], &[c(3)][..], &[][..])
         );
         assert!(t.is_valid(3, 4) && !t.is_valid(3, 3) && !t.is_valid(2, 4));
         let mut s = Strings::default();
-        s.push("é");
-        s.push("");
-        s.push("ab");
+        for text in ["é", "", "ab"] {
+            s.push(text).unwrap();
+        }
         assert_eq!(
             (s.get(0), s.get(1), s.get(2), s.get(3)),
             ("é", "", "ab", "")

@@ -44,6 +44,16 @@ pub struct DfaError {
     pub too_large: bool,
 }
 
+impl From<super::ids::IdOverflow> for DfaError {
+    /// A table of the automata outgrew its IDs: a size limit.
+    fn from(e: super::ids::IdOverflow) -> DfaError {
+        DfaError {
+            message: e.to_string(),
+            too_large: true,
+        }
+    }
+}
+
 /// How searches of `dfa` start: anchored when it was built anchored.
 fn anchored_mode(dfa: &dense::DFA<Vec<u32>>) -> Anchored {
     if dfa.start_kind() == StartKind::Anchored {

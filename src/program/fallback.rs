@@ -270,6 +270,11 @@ fn choose_gates(candidates: Vec<Vec<Vec<Vec<u8>>>>) -> Vec<Option<Vec<Vec<u8>>>>
         .collect()
 }
 
+/// Position `i` among a set's patterns as the `u32` the set reports; an error past `u32`.
+fn pattern_number(i: usize) -> Result<u32, DfaError> {
+    u32::try_from(i).map_err(|_| error(true, "too many fallback patterns".to_string()))
+}
+
 /// Every fallback pattern of one index, searched so that a value costs what the patterns that
 /// can match it cost. A pattern with required literals ([`required_literals`]) gets a regex
 /// of its own, searched only when one of its literals occurs in the value (one Aho-Corasick
@@ -325,16 +330,18 @@ impl FallbackSet {
             .map(|source| Ok(required_literal_sets(&super::index::parse(source)?)))
             .collect::<Result<Vec<_>, DfaError>>()?;
         for (i, (source, gate)) in sources.iter().zip(choose_gates(candidates)).enumerate() {
+            let i = pattern_number(i)?;
             match gate {
                 Some(lits) => {
                     let re = FallbackRegex::new(std::slice::from_ref(source))?;
+                    let g = pattern_number(gated.len())?;
                     for lit in lits {
                         patterns.push(lit);
-                        owner.push(gated.len() as u32);
+                        owner.push(g);
                     }
-                    gated.push((re, i as u32));
+                    gated.push((re, i));
                 }
-                None => ungated.push(i as u32),
+                None => ungated.push(i),
             }
         }
         let ungated_sources: Vec<String> = ungated

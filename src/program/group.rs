@@ -9,6 +9,7 @@
 //! (`compile::group`), the engine evaluates them (`engine::evaluate`).
 
 use super::csr::{Csr, Strings};
+use super::ids::{ArgId, CondId, IdOverflow, LocalRuleId, NeedleId, PatternId, RuleId};
 use super::index::{Automata, PatternIndex};
 use super::needles::NeedleMatcher;
 use super::{all_below, ascending, check, Invalid};
@@ -25,11 +26,11 @@ pub(crate) const FOCUS_MIN_PATTERNS: usize = 64;
 pub(crate) struct PatternConds<M> {
     pub matcher: M,
     /// Per pattern: the conditions it satisfies.
-    pub conds: Csr,
+    pub conds: Csr<CondId>,
     /// Derived (not stored in bundles), for pattern indexes: per condition of the argument
     /// (counted from the argument's first), the patterns that satisfy it.
     #[serde(skip)]
-    pub by_cond: Csr,
+    pub by_cond: Csr<PatternId>,
 }
 
 /// The `shell` patterns of one argument: their source text (what bundles store) and the
@@ -67,38 +68,38 @@ pub(crate) struct ArgMatcher {
     /// Path patterns over the normalized value.
     pub norm: Option<Box<PatternConds<PatternIndex>>>,
     /// `contains` needles (an index into the engine's needle matchers).
-    pub needles: Option<PatternConds<u32>>,
+    pub needles: Option<PatternConds<NeedleId>>,
     /// `shell` argv patterns, matched on the parsed command line.
     /// Boxed: few arguments have one, and a pattern set is large.
     pub shell: Option<Box<PatternConds<ShellPatterns>>>,
     /// The `shell` conditions, ascending (an unreadable command fires them all in a deny).
-    pub shell_conds: Vec<u32>,
+    pub shell_conds: Vec<CondId>,
     /// Numeric comparisons.
-    pub numeric: Vec<(u32, CmpOp, f64)>,
+    pub numeric: Vec<(CondId, CmpOp, f64)>,
     /// `present` conditions.
-    pub present: Vec<u32>,
+    pub present: Vec<CondId>,
     /// `!=` conditions (the negation of their pattern).
-    pub negated: Vec<u32>,
+    pub negated: Vec<CondId>,
     /// Path-pattern conditions (fail closed in a deny).
-    pub path_conds: Vec<u32>,
+    pub path_conds: Vec<CondId>,
 }
 
 /// The rules of one agent for one tool (or, without a catalog, all of an agent's rules).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Group {
     /// Global rule IDs in source order; a rule's local ID is its index here.
-    pub rules: Vec<u32>,
+    pub rules: Vec<RuleId>,
     /// Effect of each local rule.
     pub effects: Vec<Effect>,
     /// Condition IDs of each local rule, in the rule's order.
-    pub rule_conds: Csr,
+    pub rule_conds: Csr<CondId>,
     /// Per condition: the local rules keyed on it.
-    pub keyed: Csr,
+    pub keyed: Csr<LocalRuleId>,
     /// Local rules with no condition, ascending.
-    pub unconditional: Vec<u32>,
+    pub unconditional: Vec<LocalRuleId>,
     /// Per argument: the local rules keyed on one of its conditions other than `present`,
     /// ascending (the rules an absent argument satisfies vacuously in an allow).
-    pub arg_keyed: Csr,
+    pub arg_keyed: Csr<LocalRuleId>,
     /// Number of distinct conditions.
     pub n_conds: usize,
     /// Each rule's conditions as written (aligned with `rule_conds`' items), for
@@ -108,27 +109,28 @@ pub(crate) struct Group {
     pub args: Vec<ArgMatcher>,
     /// Derived (not stored in bundles): the argument of each condition.
     #[serde(skip)]
-    pub cond_arg: Vec<u32>,
+    pub cond_arg: Vec<ArgId>,
     /// Derived (not stored in bundles): the arguments some deny rule reads, ascending. A
     /// decision judges these first and stops when a deny fires.
     #[serde(skip)]
-    pub deny_args: Vec<u32>,
+    pub deny_args: Vec<ArgId>,
 }
 
 impl Group {
     /// Computes the tables derived from the stored ones (after building, and after loading
     /// a bundle once the stored tables are validated).
-    pub(crate) fn derive(&mut self) {
-        self.cond_arg = vec![0; self.n_conds];
+    pub(crate) fn derive(&mut self) -> Result<(), IdOverflow> {
+        self.cond_arg = vec![ArgId::FIRST; self.n_conds];
         for (a, arg) in self.args.iter().enumerate() {
+            let id = ArgId::new(a)?;
             for slot in self.cond_arg.get_mut(arg.lo..arg.hi).into_iter().flatten() {
-                *slot = a as u32;
+                *slot = id;
             }
         }
-        let mut deny_args: Vec<u32> = (0..self.rules.len())
+        let mut deny_args: Vec<ArgId> = (0..self.rules.len())
             .filter(|&local| self.effects.get(local) == Some(&Effect::Deny))
             .flat_map(|local| self.rule_conds.row(local).iter())
-            .filter_map(|&c| self.cond_arg.get(c as usize).copied())
+            .filter_map(|&c| self.cond_arg.get(c.index()).copied())
             .collect();
         deny_args.sort_unstable();
         deny_args.dedup();
@@ -146,21 +148,20 @@ impl Group {
                 let mut rows = vec![Vec::new(); n];
                 for p in 0..index.conds.rows() {
                     for &c in index.conds.row(p) {
-                        if let Some(row) =
-                            (c as usize).checked_sub(lo).and_then(|i| rows.get_mut(i))
-                        {
-                            row.push(p as u32);
+                        if let Some(row) = c.index().checked_sub(lo).and_then(|i| rows.get_mut(i)) {
+                            row.push(PatternId::new(p)?);
                         }
                     }
                 }
-                index.by_cond = Csr::from_rows(rows);
+                index.by_cond = Csr::from_rows(rows)?;
             }
         }
+        Ok(())
     }
 
     /// The argument a condition is about.
-    pub(crate) fn arg_of(&self, cond: u32) -> Option<usize> {
-        let c = cond as usize;
+    pub(crate) fn arg_of(&self, cond: CondId) -> Option<usize> {
+        let c = cond.index();
         let i = self.args.partition_point(|a| a.hi <= c);
         (i < self.args.len() && self.args[i].lo <= c).then_some(i)
     }
@@ -212,10 +213,8 @@ impl Group {
                 "argument condition ranges are not contiguous",
             )?;
             next = arg.hi;
-            let in_range = |ids: &[u32]| {
-                ids.iter()
-                    .all(|&c| (c as usize) >= arg.lo && (c as usize) < arg.hi)
-            };
+            let in_range =
+                |ids: &[CondId]| ids.iter().all(|&c| (arg.lo..arg.hi).contains(&c.index()));
             check(!arg.path.is_empty(), "empty argument path")?;
             check(
                 in_range(&arg.present) && in_range(&arg.negated) && in_range(&arg.path_conds),
@@ -224,7 +223,7 @@ impl Group {
             check(
                 arg.numeric
                     .iter()
-                    .all(|(c, _, _)| (*c as usize) >= arg.lo && (*c as usize) < arg.hi),
+                    .all(|(c, _, _)| (arg.lo..arg.hi).contains(&c.index())),
                 "numeric condition out of range",
             )?;
             for index in [arg.raw.as_deref(), arg.norm.as_deref()]
@@ -248,7 +247,7 @@ impl Group {
             }
             if let Some(nd) = &arg.needles {
                 let m = needles
-                    .get(nd.matcher as usize)
+                    .get(nd.matcher.index())
                     .ok_or(Invalid("needle matcher out of range"))?;
                 check(
                     nd.conds.is_valid(m.len(), n) && in_range(nd.conds.items()),
@@ -290,7 +289,7 @@ impl Group {
         }
         // After the indexes: which patterns satisfy which condition is derived only for
         // indexes large enough to be matched in part.
-        self.derive();
-        Ok(())
+        self.derive()
+            .map_err(|_| Invalid("too many arguments in a group"))
     }
 }

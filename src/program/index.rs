@@ -19,6 +19,7 @@
 use super::csr::Csr;
 use super::dfa::{Dfa, DfaError, DfaLimits};
 use super::fallback::FallbackSet;
+use super::ids::{self, DfaId, PatternId};
 use super::Invalid;
 use crate::pattern::size::{estimated_size, DENSE_ESTIMATE_BUDGET};
 use regex_syntax::hir::{Hir, HirKind, Look};
@@ -36,7 +37,7 @@ const MAX_NESTED_PREFIXES: usize = 8;
 const SCAN_BUCKETS: usize = 16;
 
 /// A bucket in the making: its prefix and the suffixes of its patterns with their indices.
-type Bucket = (Vec<u8>, Vec<(Hir, u32)>);
+type Bucket = (Vec<u8>, Vec<(Hir, PatternId)>);
 
 /// Automata shared by every matcher of an engine, deduplicated at compile time.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -44,11 +45,16 @@ pub struct Automata {
     /// Dense DFAs, referenced by index.
     pub dfas: Vec<Dfa>,
     #[serde(skip)]
-    dfa_ids: HashMap<String, u32>,
+    dfa_ids: HashMap<String, DfaId>,
 }
 
 impl Automata {
-    fn dfa(&mut self, hirs: Vec<Hir>, anchored: bool, limits: DfaLimits) -> Result<u32, DfaError> {
+    fn dfa(
+        &mut self,
+        hirs: Vec<Hir>,
+        anchored: bool,
+        limits: DfaLimits,
+    ) -> Result<DfaId, DfaError> {
         self.dfa_with(hirs, anchored, false, limits)
     }
 
@@ -60,7 +66,7 @@ impl Automata {
         anchored: bool,
         ascii_word: bool,
         limits: DfaLimits,
-    ) -> Result<u32, DfaError> {
+    ) -> Result<DfaId, DfaError> {
         let mut key = String::from(match (anchored, ascii_word) {
             (true, _) => "A",
             (false, false) => "U",
@@ -73,9 +79,9 @@ impl Automata {
         if let Some(&id) = self.dfa_ids.get(&key) {
             return Ok(id);
         }
+        let id = DfaId::new(self.dfas.len())?;
         let dfa = Dfa::build(&hirs, anchored, ascii_word, limits)?;
         self.dfas.push(dfa);
-        let id = self.dfas.len() as u32 - 1;
         self.dfa_ids.insert(key, id);
         Ok(id)
     }
@@ -89,23 +95,23 @@ impl Automata {
 /// A DFA and the original pattern index of each of its patterns.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Shard {
-    dfa: u32,
-    patterns: Vec<u32>,
+    dfa: DfaId,
+    patterns: Vec<PatternId>,
 }
 
 /// Patterns a DFA cannot run, matched by a lazy regex rebuilt from source at load.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Fallback {
     sources: Vec<String>,
-    patterns: Vec<u32>,
+    patterns: Vec<PatternId>,
     /// The regexes over `sources` (`None` until built).
     #[serde(skip)]
     set: Option<FallbackSet>,
 }
 
 impl Fallback {
-    fn new(patterns: &[String], ids: Vec<u32>) -> Result<Fallback, DfaError> {
-        let sources: Vec<String> = ids.iter().map(|&i| patterns[i as usize].clone()).collect();
+    fn new(patterns: &[String], ids: Vec<PatternId>) -> Result<Fallback, DfaError> {
+        let sources: Vec<String> = ids.iter().map(|&i| patterns[i.index()].clone()).collect();
         Ok(Fallback {
             set: Some(FallbackSet::new(&sources)?),
             sources,
@@ -115,12 +121,12 @@ impl Fallback {
 
     fn is_valid(&self, n_patterns: usize) -> bool {
         self.sources.len() == self.patterns.len()
-            && self.patterns.iter().all(|&p| (p as usize) < n_patterns)
+            && self.patterns.iter().all(|&p| p.index() < n_patterns)
     }
 
     /// Reports every pattern matching `value` onto `out`; false when the regexes are not
     /// built.
-    fn matches(&self, value: &[u8], scratch: &mut Vec<u32>, out: &mut Vec<u32>) -> bool {
+    fn matches(&self, value: &[u8], scratch: &mut Vec<u32>, out: &mut Vec<PatternId>) -> bool {
         let Some(set) = &self.set else {
             return false;
         };
@@ -172,11 +178,11 @@ pub struct PatternIndex {
     prefix_ends: Vec<u32>,
     /// With many buckets: an anchored DFA over the prefixes, reporting each bucket whose
     /// prefix starts the value (pattern `b` is bucket `b`).
-    prefix_dfa: Option<u32>,
+    prefix_dfa: Option<DfaId>,
     /// Per bucket: the suffix DFA.
-    bucket_dfas: Vec<u32>,
+    bucket_dfas: Vec<DfaId>,
     /// Per bucket: the original pattern index of each suffix DFA pattern.
-    bucket_patterns: Csr,
+    bucket_patterns: Csr<PatternId>,
     rest: Vec<Shard>,
     /// Unanchored DFAs over patterns with Unicode word boundaries, read as ASCII ones: such a
     /// DFA quits on a non-ASCII byte, and then `word_fallback` answers for its patterns.
@@ -296,17 +302,17 @@ fn has_unicode_word_boundary(hir: &Hir) -> bool {
 /// Unanchored DFAs over `patterns`, at most [`SHARD_PATTERNS`] each, halved while over the
 /// budget; a single pattern over it goes to `fallback`.
 fn shards(
-    patterns: Vec<(Hir, u32)>,
+    patterns: Vec<(Hir, PatternId)>,
     ascii_word: bool,
     automata: &mut Automata,
     limits: DfaLimits,
-    fallback: &mut Vec<u32>,
+    fallback: &mut Vec<PatternId>,
 ) -> Result<Vec<Shard>, DfaError> {
     let mut out = Vec::new();
-    let mut queue: Vec<Vec<(Hir, u32)>> =
+    let mut queue: Vec<Vec<(Hir, PatternId)>> =
         patterns.chunks(SHARD_PATTERNS).map(<[_]>::to_vec).collect();
     while let Some(chunk) = queue.pop() {
-        let (hirs, ids): (Vec<Hir>, Vec<u32>) = chunk.iter().cloned().unzip();
+        let (hirs, ids): (Vec<Hir>, Vec<PatternId>) = chunk.iter().cloned().unzip();
         match automata.dfa_with(hirs, false, ascii_word, limits) {
             Ok(dfa) => out.push(Shard { dfa, patterns: ids }),
             Err(e) if e.too_large && chunk.len() > 1 => {
@@ -329,20 +335,21 @@ impl PatternIndex {
         automata: &mut Automata,
         limits: DfaLimits,
     ) -> Result<PatternIndex, DfaError> {
-        let mut prefixed: Vec<(Vec<u8>, Hir, u32)> = Vec::new();
-        let mut rest: Vec<(Hir, u32)> = Vec::new();
-        let mut word_rest: Vec<(Hir, u32)> = Vec::new();
+        let mut prefixed: Vec<(Vec<u8>, Hir, PatternId)> = Vec::new();
+        let mut rest: Vec<(Hir, PatternId)> = Vec::new();
+        let mut word_rest: Vec<(Hir, PatternId)> = Vec::new();
         let mut fallback = Vec::new();
         for (i, p) in patterns.iter().enumerate() {
             let hir = parse(p)?;
+            let i = PatternId::new(i)?;
             if needs_fallback(&hir) {
-                fallback.push(i as u32);
+                fallback.push(i);
             } else if has_unicode_word_boundary(&hir) {
-                word_rest.push((hir, i as u32));
+                word_rest.push((hir, i));
             } else if let Some((prefix, suffix)) = split_prefix(&hir) {
-                prefixed.push((prefix, suffix, i as u32));
+                prefixed.push((prefix, suffix, i));
             } else {
-                rest.push((hir, i as u32));
+                rest.push((hir, i));
             }
         }
         // Group by prefix (sorted), then bound the nesting: a prefix under too many others
@@ -366,7 +373,7 @@ impl PatternIndex {
             }
             if ancestors.len() >= MAX_NESTED_PREFIXES {
                 for (_, i) in members {
-                    rest.push((parse(&patterns[i as usize])?, i));
+                    rest.push((parse(&patterns[i.index()])?, i));
                 }
             } else {
                 ancestors.push(kept.len());
@@ -386,13 +393,15 @@ impl PatternIndex {
             locations: Vec::new(),
         };
         for (prefix, members) in kept {
-            let (hirs, ids): (Vec<Hir>, Vec<u32>) = members.into_iter().unzip();
+            let (hirs, ids): (Vec<Hir>, Vec<PatternId>) = members.into_iter().unzip();
             match automata.dfa(hirs, true, limits) {
                 Ok(dfa) => {
+                    let end = u32::try_from(index.prefix_bytes.len() + prefix.len())
+                        .map_err(|_| ids::IdOverflow("bytes of bucket prefixes"))?;
                     index.bucket_dfas.push(dfa);
-                    index.bucket_patterns.push_row(&ids);
+                    index.bucket_patterns.push_row(&ids)?;
                     index.prefix_bytes.extend_from_slice(&prefix);
-                    index.prefix_ends.push(index.prefix_bytes.len() as u32);
+                    index.prefix_ends.push(end);
                 }
                 // The bucket's suffixes do not fit the budget: its patterns take the slow path.
                 Err(e) if e.too_large => fallback.extend(ids),
@@ -415,7 +424,7 @@ impl PatternIndex {
             fallback.sort_unstable();
             index.fallback = Some(Box::new(Fallback::new(patterns, fallback)?));
         }
-        let mut word: Vec<u32> = index
+        let mut word: Vec<PatternId> = index
             .word_rest
             .iter()
             .flat_map(|s| s.patterns.clone())
@@ -489,16 +498,16 @@ impl PatternIndex {
             None => buckets <= SCAN_BUCKETS,
             Some(d) => automata
                 .dfas
-                .get(d as usize)
+                .get(d.index())
                 .is_some_and(|d| d.pattern_len() == buckets),
         };
         if !prefix_dfa_fits {
             return Err(Invalid("prefix DFA does not fit the buckets"));
         }
-        let dfa_fits = |dfa: u32, patterns: usize| {
+        let dfa_fits = |dfa: DfaId, patterns: usize| {
             automata
                 .dfas
-                .get(dfa as usize)
+                .get(dfa.index())
                 .is_some_and(|d| d.pattern_len() == patterns)
         };
         for b in 0..buckets {
@@ -508,14 +517,14 @@ impl PatternIndex {
         }
         for s in &self.rest {
             if !dfa_fits(s.dfa, s.patterns.len())
-                || s.patterns.iter().any(|&p| p as usize >= n_patterns)
+                || s.patterns.iter().any(|&p| p.index() >= n_patterns)
             {
                 return Err(Invalid("shard DFA does not fit its patterns"));
             }
         }
         for s in &self.word_rest {
             if !dfa_fits(s.dfa, s.patterns.len())
-                || s.patterns.iter().any(|&p| p as usize >= n_patterns)
+                || s.patterns.iter().any(|&p| p.index() >= n_patterns)
             {
                 return Err(Invalid("shard DFA does not fit its patterns"));
             }
@@ -538,47 +547,46 @@ impl PatternIndex {
         value: &[u8],
         automata: &Automata,
         scratch: &mut Vec<u32>,
-        out: &mut Vec<u32>,
+        out: &mut Vec<PatternId>,
     ) -> bool {
         let mut prefixes_ok = true;
         // The buckets whose prefix starts the value: a scan when there are few, else one
         // anchored walk of the prefix DFA (it stops where no prefix continues).
-        let mut buckets = [0u32; MAX_NESTED_PREFIXES + 1];
+        let mut buckets = [0usize; MAX_NESTED_PREFIXES + 1];
         let mut found = 0;
         match self.prefix_dfa {
             None => {
                 for b in 0..self.prefix_ends.len() {
                     if found < buckets.len() && value.starts_with(self.prefix(b)) {
-                        buckets[found] = b as u32;
+                        buckets[found] = b;
                         found += 1;
                     }
                 }
             }
             Some(d) => {
                 scratch.clear();
-                match automata.dfas.get(d as usize) {
+                match automata.dfas.get(d.index()) {
                     Some(dfa) => prefixes_ok = dfa.matches(value, 0, scratch),
                     None => prefixes_ok = false,
                 }
                 for &b in scratch.iter() {
                     if found < buckets.len() {
-                        buckets[found] = b;
+                        buckets[found] = b as usize;
                         found += 1;
                     }
                 }
             }
         }
         let mut ok = prefixes_ok;
-        let mut run = |dfa: u32, patterns: &[u32], start: usize| {
+        let mut run = |dfa: DfaId, patterns: &[PatternId], start: usize| {
             scratch.clear();
-            match automata.dfas.get(dfa as usize) {
+            match automata.dfas.get(dfa.index()) {
                 Some(d) => ok &= d.matches(value, start, scratch),
                 None => ok = false,
             }
             out.extend(scratch.iter().filter_map(|&j| patterns.get(j as usize)));
         };
         for &b in &buckets[..found] {
-            let b = b as usize;
             if let (Some(&dfa), Some(prefix)) = (
                 self.bucket_dfas.get(b),
                 (b < self.prefix_ends.len()).then(|| self.prefix(b)),
@@ -594,7 +602,7 @@ impl PatternIndex {
         let mut quit = false;
         for shard in &self.word_rest {
             scratch.clear();
-            match automata.dfas.get(shard.dfa as usize) {
+            match automata.dfas.get(shard.dfa.index()) {
                 Some(d) => quit |= !d.matches(value, 0, scratch),
                 None => ok = false,
             }
@@ -621,13 +629,14 @@ impl PatternIndex {
 mod tests {
     use super::*;
 
-    fn matches(patterns: &[&str], value: &str) -> Vec<u32> {
+    fn matches(patterns: &[&str], value: &str) -> Vec<usize> {
         let pats: Vec<String> = patterns.iter().map(|s| s.to_string()).collect();
         let mut automata = Automata::default();
         let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
         idx.validate(&automata, pats.len()).unwrap();
         let (mut scratch, mut out) = (Vec::new(), Vec::new());
         assert!(idx.matches(value.as_bytes(), &automata, &mut scratch, &mut out));
+        let mut out: Vec<usize> = out.into_iter().map(PatternId::index).collect();
         out.sort();
         out.dedup();
         out
@@ -651,7 +660,7 @@ mod tests {
         assert_eq!(matches(&refs, "/home/u/p1/a"), vec![1]);
         assert_eq!(matches(&refs, "/home/u/p1"), vec![1]);
         assert_eq!(matches(&refs, "/home/u/p12/a"), vec![12]);
-        assert_eq!(matches(&refs, "/home/u/p1x"), Vec::<u32>::new());
+        assert_eq!(matches(&refs, "/home/u/p1x"), Vec::<usize>::new());
     }
 
     #[test]
@@ -668,8 +677,8 @@ mod tests {
         assert_eq!(matches(&pats, "/data/b/SELECT"), vec![1, 2, 3]);
         assert_eq!(matches(&pats, "a word here"), vec![4]);
         assert_eq!(matches(&pats, "Xyz"), vec![5]);
-        assert_eq!(matches(&pats, "/other"), Vec::<u32>::new());
-        assert_eq!(matches(&pats, ""), Vec::<u32>::new());
+        assert_eq!(matches(&pats, "/other"), Vec::<usize>::new());
+        assert_eq!(matches(&pats, ""), Vec::<usize>::new());
     }
 
     #[test]
@@ -680,7 +689,7 @@ mod tests {
         let idx = PatternIndex::build(&sources, &mut automata, DfaLimits::default()).unwrap();
         assert_eq!((idx.word_rest.len(), idx.fallback.is_none()), (1, true));
         assert_eq!(matches(&pats, "a; drop table x"), vec![0, 1, 2]);
-        assert_eq!(matches(&pats, "dropped"), Vec::<u32>::new());
+        assert_eq!(matches(&pats, "dropped"), Vec::<usize>::new());
         // Non-ASCII bytes: the DFA quits and the fallback answers, Unicode-aware.
         assert_eq!(matches(&pats, "é drop é"), vec![0, 1]);
         assert_eq!(matches(&pats, "édrop grant"), vec![1]);
@@ -694,7 +703,7 @@ mod tests {
         assert_eq!(matches(&pats, "aab"), vec![0, 4]);
         assert_eq!(matches(&pats, "ac"), vec![0]);
         assert_eq!(matches(&pats, "b"), vec![3]);
-        assert_eq!(matches(&pats, "0"), Vec::<u32>::new());
+        assert_eq!(matches(&pats, "0"), Vec::<usize>::new());
     }
 
     #[test]
@@ -707,7 +716,7 @@ mod tests {
         let (mut scratch, mut out) = (Vec::new(), Vec::new());
         assert!(idx.matches(b"x10y", &automata, &mut scratch, &mut out));
         out.sort();
-        assert_eq!(out, vec![1, 10]);
+        assert_eq!(out.iter().map(|p| p.index()).collect::<Vec<_>>(), [1, 10]);
         out.clear();
         assert!(idx.matches(b"y", &automata, &mut scratch, &mut out));
         assert!(out.is_empty());
@@ -722,7 +731,10 @@ mod tests {
         let (mut scratch, mut out) = (Vec::new(), Vec::new());
         idx.matches(b"aaaaaaaaaaaaaaaa", &automata, &mut scratch, &mut out);
         out.sort();
-        assert_eq!(out, (0..12).collect::<Vec<u32>>());
+        assert_eq!(
+            out.iter().map(|p| p.index()).collect::<Vec<_>>(),
+            (0..12).collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -746,7 +758,7 @@ mod tests {
         assert!(idx.rest.is_empty(), "no pattern falls back to the shards");
         let (mut scratch, mut out) = (Vec::new(), Vec::new());
         idx.matches(b"/data/team42/x/y.csv", &automata, &mut scratch, &mut out);
-        assert_eq!(out, vec![42]);
+        assert_eq!(out, [PatternId::new(42).unwrap()]);
     }
 
     #[test]

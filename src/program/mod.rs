@@ -17,6 +17,7 @@ pub mod csr;
 pub mod dfa;
 mod fallback;
 pub mod group;
+pub mod ids;
 pub mod index;
 pub mod needle_table;
 pub mod needles;
@@ -29,6 +30,7 @@ pub use rule::RuleRef;
 use agent::AgentRt;
 use catalog::Catalog;
 use group::Group;
+use ids::{AgentId, Id};
 use index::{Automata, BuiltFallback, PatternIndex};
 use needles::NeedleMatcher;
 use perms::PermTable;
@@ -68,12 +70,12 @@ pub(crate) fn check(ok: bool, what: &'static str) -> Result<(), Invalid> {
 }
 
 /// True when every ID is below `bound`.
-pub(crate) fn all_below(ids: &[u32], bound: usize) -> bool {
-    ids.iter().all(|&i| (i as usize) < bound)
+pub(crate) fn all_below<I: Id>(ids: &[I], bound: usize) -> bool {
+    ids.iter().all(|&i| i.index() < bound)
 }
 
 /// True when the IDs are strictly ascending.
-pub(crate) fn ascending(ids: &[u32]) -> bool {
+pub(crate) fn ascending<I: Id>(ids: &[I]) -> bool {
     ids.windows(2).all(|w| w[0] < w[1])
 }
 
@@ -83,7 +85,7 @@ pub(crate) fn ascending(ids: &[u32]) -> bool {
 pub struct Program {
     pub(crate) agents: Vec<AgentRt>,
     #[serde(skip)]
-    pub(crate) agent_index: FxHashMap<String, u32>,
+    pub(crate) agent_index: FxHashMap<String, AgentId>,
     pub(crate) catalog: Option<Catalog>,
     pub(crate) rules: Vec<RuleRt>,
     pub(crate) groups: Vec<Group>,
@@ -113,7 +115,8 @@ impl Program {
         for g in &mut self.groups {
             g.rebuild()?;
         }
-        self.derive_agents();
+        self.derive_agents()
+            .map_err(|_| Invalid("derived candidate table too large"))?;
         for c in &self.tests {
             let args = serde_json::from_str::<serde_json::Value>(&c.args);
             check(
@@ -152,8 +155,9 @@ impl Program {
         let n_tools = self.catalog.as_ref().map_or(0, |c| c.tools.len());
         self.agent_index.clear();
         for (i, a) in self.agents.iter().enumerate() {
+            let id = AgentId::new(i).map_err(|_| Invalid("too many agents"))?;
             check(
-                self.agent_index.insert(a.name.clone(), i as u32).is_none(),
+                self.agent_index.insert(a.name.clone(), id).is_none(),
                 "duplicate agent",
             )?;
             check(
@@ -166,7 +170,7 @@ impl Program {
             )?;
             let group = self
                 .groups
-                .get(a.group as usize)
+                .get(a.group.index())
                 .ok_or(Invalid("agent group out of range"))?;
             let n_rules = group.rules.len();
             match (&self.catalog, &a.targets) {
@@ -197,7 +201,7 @@ impl Program {
     }
 
     /// Derives every agent's run-time tables from its rule group.
-    pub(crate) fn derive_agents(&mut self) {
+    pub(crate) fn derive_agents(&mut self) -> Result<(), ids::IdOverflow> {
         // A decoded table grows by doubling; a policy of many small agents should not pay
         // for the slack.
         self.agents.shrink_to_fit();
@@ -205,16 +209,18 @@ impl Program {
         self.rules.shrink_to_fit();
         let n_tools = self.catalog.as_ref().map_or(0, |c| c.n_tools);
         for a in &mut self.agents {
-            if let Some(group) = self.groups.get(a.group as usize) {
-                a.derive(group, n_tools);
+            if let Some(group) = self.groups.get(a.group.index()) {
+                a.derive(group, n_tools)?;
             }
         }
+        Ok(())
     }
 
     /// The agent named `name`, with its ID.
-    pub(crate) fn agent(&self, name: &str) -> Option<(u32, &AgentRt)> {
+    #[inline]
+    pub(crate) fn agent(&self, name: &str) -> Option<(AgentId, &AgentRt)> {
         let id = *self.agent_index.get(name)?;
-        self.agents.get(id as usize).map(|a| (id, a))
+        self.agents.get(id.index()).map(|a| (id, a))
     }
 }
 

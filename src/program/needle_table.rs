@@ -95,7 +95,7 @@ impl NeedleTable {
         order.sort_by_key(|&s| !aut.is_match(states[s]));
         let mut renumber = vec![0u32; states.len()];
         for (new, &old) in order.iter().enumerate() {
-            renumber[old] = (new as u32) << shift;
+            renumber[old] = u32::try_from(new).ok()?.checked_shl(shift)?;
         }
         let n_match = order.iter().filter(|&&s| aut.is_match(states[s])).count();
         let mut trans = vec![0u32; states.len() * width];
@@ -112,7 +112,7 @@ impl NeedleTable {
             classes,
             shift,
             trans,
-            match_limit: (n_match as u32) << shift,
+            match_limit: u32::try_from(n_match).ok()?.checked_shl(shift)?,
             names,
             start: renumber[0],
             all: u64::MAX >> (64 - n_needles),

@@ -1,6 +1,7 @@
 //! Interned permissions and domains, and the grant sets built over them.
 
 use super::bitset::BitSet;
+use super::ids::{DomainId, IdOverflow, PermId};
 use super::Invalid;
 use crate::resolve::Permission;
 use rustc_hash::FxHashMap;
@@ -10,23 +11,24 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct PermTable {
     names: Vec<String>,
-    domain_of: Vec<u32>,
+    domain_of: Vec<DomainId>,
     domain_names: Vec<String>,
     #[serde(skip)]
-    index: FxHashMap<String, u32>,
+    index: FxHashMap<String, PermId>,
     #[serde(skip)]
-    domains: FxHashMap<String, u32>,
+    domains: FxHashMap<String, DomainId>,
 }
 
 impl PermTable {
-    pub(crate) fn intern_domain(&mut self, d: &str) -> u32 {
+    /// The ID of domain `d`, interned if new; an error when there are too many domains.
+    pub(crate) fn intern_domain(&mut self, d: &str) -> Result<DomainId, IdOverflow> {
         if let Some(&id) = self.domains.get(d) {
-            return id;
+            return Ok(id);
         }
-        let id = self.domain_names.len() as u32;
+        let id = DomainId::new(self.domain_names.len())?;
         self.domain_names.push(d.to_string());
         self.domains.insert(d.to_string(), id);
-        id
+        Ok(id)
     }
 
     /// Rebuilds the lookup maps and checks every reference (after loading a bundle).
@@ -35,43 +37,48 @@ impl PermTable {
             || self
                 .domain_of
                 .iter()
-                .any(|&d| d as usize >= self.domain_names.len())
+                .any(|&d| d.index() >= self.domain_names.len())
         {
             return Err(Invalid("permission table is inconsistent"));
         }
+        let too_many = |_| Invalid("permission table too large");
         self.index = self
             .names
             .iter()
             .enumerate()
-            .map(|(i, n)| (n.clone(), i as u32))
-            .collect();
+            .map(|(i, n)| Ok((n.clone(), PermId::new(i)?)))
+            .collect::<Result<_, IdOverflow>>()
+            .map_err(too_many)?;
         self.domains = self
             .domain_names
             .iter()
             .enumerate()
-            .map(|(i, n)| (n.clone(), i as u32))
-            .collect();
+            .map(|(i, n)| Ok((n.clone(), DomainId::new(i)?)))
+            .collect::<Result<_, IdOverflow>>()
+            .map_err(too_many)?;
         if self.index.len() != self.names.len() || self.domains.len() != self.domain_names.len() {
             return Err(Invalid("permission table has duplicates"));
         }
         Ok(())
     }
-    pub(crate) fn intern(&mut self, p: &Permission) -> u32 {
-        let d = self.intern_domain(&p.domain);
+    /// The ID of permission `p`, interned (with its domain) if new; an error when there are
+    /// too many permissions or domains.
+    pub(crate) fn intern(&mut self, p: &Permission) -> Result<PermId, IdOverflow> {
+        let d = self.intern_domain(&p.domain)?;
         let key = p.to_string();
         if let Some(&id) = self.index.get(&key) {
-            return id;
+            return Ok(id);
         }
-        let id = self.names.len() as u32;
+        let id = PermId::new(self.names.len())?;
         self.names.push(key.clone());
         self.domain_of.push(d);
         self.index.insert(key, id);
-        id
+        Ok(id)
     }
-    pub(crate) fn id(&self, domain: &str, action: &str) -> Option<u32> {
+    pub(crate) fn id(&self, domain: &str, action: &str) -> Option<PermId> {
         self.index.get(&format!("{domain}:{action}")).copied()
     }
-    pub(crate) fn domain_id(&self, d: &str) -> Option<u32> {
+    pub(crate) fn domain_id(&self, d: &str) -> Option<DomainId> {
         self.domains.get(d).copied()
     }
     pub(crate) fn len(&self) -> usize {
@@ -80,16 +87,16 @@ impl PermTable {
     pub(crate) fn domain_len(&self) -> usize {
         self.domain_names.len()
     }
-    pub(crate) fn name(&self, id: u32) -> &str {
-        &self.names[id as usize]
+    pub(crate) fn name(&self, id: PermId) -> &str {
+        &self.names[id.index()]
     }
     /// The name of an interned domain; `None` when out of range.
-    pub(crate) fn domain_name(&self, id: usize) -> Option<&str> {
-        self.domain_names.get(id).map(String::as_str)
+    pub(crate) fn domain_name(&self, id: DomainId) -> Option<&str> {
+        self.domain_names.get(id.index()).map(String::as_str)
     }
     /// The name (`domain:action`) of an interned permission; `None` when out of range.
-    pub(crate) fn get_name(&self, id: usize) -> Option<&str> {
-        self.names.get(id).map(String::as_str)
+    pub(crate) fn get_name(&self, id: PermId) -> Option<&str> {
+        self.names.get(id.index()).map(String::as_str)
     }
 }
 
@@ -108,12 +115,12 @@ impl GrantSet {
             return true;
         }
         if let Some(id) = perms.id(&p.domain, &p.action) {
-            if self.exact.contains(id as usize) {
+            if self.exact.contains(id.index()) {
                 return true;
             }
         }
         perms
             .domain_id(&p.domain)
-            .is_some_and(|d| self.domains.contains(d as usize))
+            .is_some_and(|d| self.domains.contains(d.index()))
     }
 }

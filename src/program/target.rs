@@ -2,6 +2,7 @@
 //! server name patterns of an agent's rules, matched against the request's names.
 
 use super::bitset::BitSet;
+use super::ids::LocalRuleId;
 use super::index::{Automata, PatternIndex};
 use super::{all_below, check, Invalid};
 use serde::{Deserialize, Serialize};
@@ -11,12 +12,17 @@ use serde::{Deserialize, Serialize};
 pub(crate) struct TargetMatcher {
     pub n_rules: usize,
     pub tool: PatternIndex,
-    pub tool_rules: Vec<u32>,
-    pub tool_any: Vec<u32>,
+    /// Per tool pattern: the rule it comes from.
+    pub tool_rules: Vec<LocalRuleId>,
+    /// The rules targeting any tool.
+    pub tool_any: Vec<LocalRuleId>,
     pub server: PatternIndex,
-    pub server_rules: Vec<u32>,
-    pub server_any: Vec<u32>,
-    pub no_server: Vec<u32>,
+    /// Per server pattern: the rule it comes from.
+    pub server_rules: Vec<LocalRuleId>,
+    /// The rules targeting any server.
+    pub server_any: Vec<LocalRuleId>,
+    /// The rules targeting host tools (no server).
+    pub no_server: Vec<LocalRuleId>,
 }
 
 impl TargetMatcher {
@@ -30,7 +36,7 @@ impl TargetMatcher {
         let (mut scratch, mut hits) = (Vec::new(), Vec::new());
         let mut tool_ok = BitSet::new(self.n_rules);
         for &r in &self.tool_any {
-            tool_ok.insert(r as usize);
+            tool_ok.insert(r.index());
         }
         if !self
             .tool
@@ -39,18 +45,18 @@ impl TargetMatcher {
             return None;
         }
         for &p in &hits {
-            tool_ok.insert(*self.tool_rules.get(p as usize)? as usize);
+            tool_ok.insert(self.tool_rules.get(p.index())?.index());
         }
         let mut out = BitSet::new(self.n_rules);
         for &r in &self.no_server {
-            if tool_ok.contains(r as usize) {
-                out.insert(r as usize);
+            if tool_ok.contains(r.index()) {
+                out.insert(r.index());
             }
         }
         if let Some(server) = server {
             for &r in &self.server_any {
-                if tool_ok.contains(r as usize) {
-                    out.insert(r as usize);
+                if tool_ok.contains(r.index()) {
+                    out.insert(r.index());
                 }
             }
             hits.clear();
@@ -61,7 +67,7 @@ impl TargetMatcher {
                 return None;
             }
             for &p in &hits {
-                let r = *self.server_rules.get(p as usize)? as usize;
+                let r = self.server_rules.get(p.index())?.index();
                 if tool_ok.contains(r) {
                     out.insert(r);
                 }

@@ -38,6 +38,7 @@
 //! assert_eq!(back.original(&at.file, at.line).map(|r| r.line), Some(4));
 //! ```
 
+use crate::program::ids::{DomainId, PermId};
 use crate::program::Program;
 use crate::resolve::Policy;
 use crate::source::SourceMap;
@@ -201,7 +202,7 @@ fn catalog(program: &Program, out: &mut Writer) -> Result<(), Refusal> {
                 .needs
                 .iter()
                 .map(|&p| {
-                    program.perms.get_name(p as usize).ok_or_else(|| {
+                    program.perms.get_name(p).ok_or_else(|| {
                         Refusal(format!("tool `{}` needs an unknown permission", t.display))
                     })
                 })
@@ -211,14 +212,14 @@ fn catalog(program: &Program, out: &mut Writer) -> Result<(), Refusal> {
         Ok(s)
     };
     // Tools in catalog order; a server's tools in one block, where its first tool is.
-    let mut written: BTreeSet<u32> = BTreeSet::new();
+    let mut written: BTreeSet<usize> = BTreeSet::new();
     for t in &cat.tools {
         match t.server {
             None => out.line(&decl(t)?),
-            Some(s) if written.insert(s) => {
+            Some(s) if written.insert(s.index()) => {
                 let server = cat
                     .servers
-                    .get(s as usize)
+                    .get(s.index())
                     .ok_or_else(|| Refusal("a tool's server is out of range".into()))?;
                 out.line(&format!("server {} {{", name(server)));
                 for u in cat.tools.iter().filter(|u| u.server == Some(s)) {
@@ -230,7 +231,7 @@ fn catalog(program: &Program, out: &mut Writer) -> Result<(), Refusal> {
         }
     }
     for (s, server) in cat.servers.iter().enumerate() {
-        if !written.contains(&(s as u32)) {
+        if !written.contains(&s) {
             out.line(&format!("server {} {{\n}}", name(server)));
         }
     }
@@ -248,7 +249,10 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
         grants.push("*".into());
     }
     for d in agent.grants.domains.iter() {
-        let domain = program.perms.domain_name(d).ok_or_else(|| {
+        let domain = DomainId::new(d)
+            .ok()
+            .and_then(|d| program.perms.domain_name(d));
+        let domain = domain.ok_or_else(|| {
             Refusal(format!(
                 "agent `{}` is granted an unknown domain",
                 agent.name
@@ -257,7 +261,8 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
         grants.push(format!("{domain}:*"));
     }
     for p in agent.grants.exact.iter() {
-        let perm = program.perms.get_name(p).ok_or_else(|| {
+        let perm = PermId::new(p).ok().and_then(|p| program.perms.get_name(p));
+        let perm = perm.ok_or_else(|| {
             Refusal(format!(
                 "agent `{}` is granted an unknown permission",
                 agent.name
@@ -271,7 +276,7 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
     out.line(&format!("  default {}", agent.default.as_str()));
     let group = program
         .groups
-        .get(agent.group as usize)
+        .get(agent.group.index())
         .ok_or_else(|| Refusal(format!("agent `{}` has no rule group", agent.name)))?;
     let mine = program
         .rules
@@ -287,7 +292,7 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
     for (local, &global) in group.rules.iter().enumerate() {
         let rule = program
             .rules
-            .get(global as usize)
+            .get(global.index())
             .filter(|r| r.info.agent == agent.name)
             .ok_or_else(|| {
                 Refusal(format!(

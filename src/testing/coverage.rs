@@ -18,6 +18,7 @@
 //! its source is.
 
 use crate::engine::{Engine, Reason, RuleRef};
+use crate::program::ids::LocalRuleId;
 use crate::program::Program;
 use crate::resolve::TestCase;
 use crate::source::Location;
@@ -205,11 +206,11 @@ pub fn coverage(engine: &Engine) -> Coverage {
         })
         .collect();
     for (a, agent) in program.agents.iter().enumerate() {
-        let Some(group) = program.groups.get(agent.group as usize) else {
+        let Some(group) = program.groups.get(agent.group.index()) else {
             continue;
         };
         for (local, &id) in group.rules.iter().enumerate() {
-            let Some(rule) = rules.get_mut(id as usize) else {
+            let Some(rule) = rules.get_mut(id.index()) else {
                 continue;
             };
             let start = group.rule_conds.row_start(local);
@@ -219,7 +220,10 @@ pub fn coverage(engine: &Engine) -> Coverage {
             if !conds.is_empty() {
                 rule.text = format!("{} where {}", rule.text, conds.join(" and "));
             }
-            if let Some(why) = unreachable(program, a, local as u32) {
+            let why = LocalRuleId::new(local)
+                .ok()
+                .and_then(|local| unreachable(program, a, local));
+            if let Some(why) = why {
                 rule.status = Status::Unreachable(why);
             }
         }
@@ -292,7 +296,7 @@ fn record(status: &mut Status, by: CoveredBy) {
 
 /// Why no call can reach rule `local` of agent `a`, or `None` when one can. Without a catalog
 /// any tool name may be requested, so every rule can be reached.
-fn unreachable(program: &Program, a: usize, local: u32) -> Option<String> {
+fn unreachable(program: &Program, a: usize, local: LocalRuleId) -> Option<String> {
     let cat = program.catalog.as_ref()?;
     let agent = program.agents.get(a)?;
     let mut blocked = Vec::new();

@@ -3,6 +3,7 @@
 //! the index (the other tools' patterns are not walked, nor fetched into cache).
 
 use super::{Automata, PatternIndex};
+use crate::program::ids::{DfaId, PatternId};
 
 /// Where a pattern is matched within its index (derived from the stored tables at build and
 /// at load, not stored).
@@ -50,8 +51,8 @@ impl PatternIndex {
     /// Computes where each pattern is matched.
     pub(super) fn derive_locations(&mut self) {
         let mut locations = Vec::new();
-        let mut place = |p: u32, at: Location| {
-            let p = p as usize;
+        let mut place = |p: PatternId, at: Location| {
+            let p = p.index();
             if locations.len() <= p {
                 locations.resize(p + 1, Location::Unknown);
             }
@@ -92,18 +93,18 @@ impl PatternIndex {
     /// holding `wanted`; `locations` is scratch space. False when a matcher failed.
     pub(crate) fn matches_some(
         &self,
-        wanted: &[u32],
+        wanted: &[PatternId],
         value: &[u8],
         automata: &Automata,
         locations: &mut Vec<u64>,
         scratch: &mut Vec<u32>,
-        out: &mut Vec<u32>,
+        out: &mut Vec<PatternId>,
     ) -> bool {
         locations.clear();
         for &p in wanted {
             let at = self
                 .locations
-                .get(p as usize)
+                .get(p.index())
                 .copied()
                 .unwrap_or(Location::Unknown);
             if at == Location::Unknown {
@@ -114,13 +115,13 @@ impl PatternIndex {
         locations.sort_unstable();
         locations.dedup();
         let mut ok = true;
-        let run = |dfa: u32,
-                   patterns: &[u32],
+        let run = |dfa: DfaId,
+                   patterns: &[PatternId],
                    start: usize,
                    scratch: &mut Vec<u32>,
-                   out: &mut Vec<u32>| {
+                   out: &mut Vec<PatternId>| {
             scratch.clear();
-            let finished = match automata.dfas.get(dfa as usize) {
+            let finished = match automata.dfas.get(dfa.index()) {
                 Some(d) => d.matches(value, start, scratch),
                 None => false,
             };

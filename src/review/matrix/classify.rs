@@ -117,12 +117,15 @@ fn classify(
 ) -> Access {
     let policy = cx.policy;
     let catalog = policy.has_catalog();
-    if catalog {
+    // With a catalog, the columns are the policy's tools in order, numbered as resolve numbers
+    // them (a catalog too large to number is refused by the compiler before a matrix is drawn).
+    let id = u32::try_from(t).ok().filter(|_| catalog);
+    if let Some(id) = id {
         // The tool lookup comes before the permission gate.
         if tool.server.is_none() && policy.tools_named(&tool.name).len() > 1 {
             return Access::Never(Never::Ambiguous);
         }
-        if let Some(p) = policy.missing(a, t as u32) {
+        if let Some(p) = policy.missing(a, id) {
             return Access::Never(Never::PermissionMissing(p.to_string()));
         }
     }
@@ -131,7 +134,7 @@ fn classify(
         .filter(|&r| {
             let target = &agent.rules[r].target;
             if catalog {
-                cx.covers(a, r).binary_search(&(t as u32)).is_ok()
+                id.is_some_and(|id| cx.covers(a, r).binary_search(&id).is_ok())
             } else {
                 target_covers(target, tool)
             }
@@ -145,7 +148,7 @@ fn classify(
             .collect()
     };
     let (allows, denies) = (of(Effect::Allow), of(Effect::Deny));
-    let tools: Vec<u32> = if catalog { vec![t as u32] } else { Vec::new() };
+    let tools: Vec<u32> = id.into_iter().collect();
     let loc = |r: usize| relocate(RuleLoc::new(&agent.rules[r], &policy.sources));
 
     if let Some(&d) = denies
