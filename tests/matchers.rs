@@ -277,7 +277,7 @@ proptest! {
         let hits = index_matches(&regexes, &value);
         for (i, r) in regexes.iter().enumerate() {
             let want = regex::Regex::new(r).unwrap().is_match(&value);
-            prop_assert_eq!(hits.contains(&(i as u32)), want, "regex {:?} value {:?}", r, value);
+            prop_assert_eq!(hits.contains(&i), want, "regex {:?} value {:?}", r, value);
         }
     }
 }
