@@ -1,6 +1,7 @@
 //! Reports the heap memory held by a compiled engine for the generated 10,000-rule policies
 //! (the layouts of `benches/decide.rs`), measured with a counting allocator: once compiled
-//! from source, once loaded from its bundle.
+//! from source, once loaded from its bundle; and the memory per agent of 100,000 one-rule
+//! agents, with the time to load their bundle.
 //!
 //! Run: `cargo run --release --example engine_memory`.
 
@@ -56,4 +57,37 @@ fn main() {
         );
         drop(loaded);
     }
+    let n = 100_000;
+    // Several files: one file may hold at most 8 MiB.
+    let text = generate::agents(n);
+    let parts: Vec<(String, String)> = text
+        .split_inclusive("}\n")
+        .collect::<Vec<_>>()
+        .chunks(n / 4)
+        .enumerate()
+        .map(|(i, c)| (format!("part{i}.policy"), c.concat()))
+        .collect();
+    let mut sources = toolgate::source::SourceMap::new();
+    for (name, text) in parts {
+        sources.add(name, text);
+    }
+    let started = std::time::Instant::now();
+    let (engine, _, _) = toolgate::load::engine_from_sources(sources).expect("compiles");
+    let compile = started.elapsed();
+    let bundle = engine.to_bundle();
+    drop(engine);
+    let before = LIVE.load(Ordering::Relaxed);
+    let started = std::time::Instant::now();
+    let loaded = toolgate::Engine::from_bundle(&bundle).expect("loads");
+    let load = started.elapsed();
+    let held = LIVE.load(Ordering::Relaxed) - before;
+    println!(
+        "{n} one-rule agents: {} bytes per agent loaded ({:.1} MiB), bundle {:.1} MiB loaded in {:.2} s, compiled in {:.2} s",
+        held / n,
+        mib(held),
+        mib(bundle.len()),
+        load.as_secs_f64(),
+        compile.as_secs_f64()
+    );
+    drop(loaded);
 }

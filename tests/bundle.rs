@@ -75,12 +75,42 @@ fn a_bundle_from_an_earlier_build_still_loads() {
     assert_eq!(d.permission.as_deref(), Some("net:http"));
     let (passed, failures) = toolgate::testing::run_compiled_tests(&engine);
     assert_eq!((passed, failures.len()), (28, 0));
-    // Same policy, same build inputs (file names are part of the compiled policy: decisions
-    // name the rule's file), same hash. Tests run in the package root.
-    assert_eq!(
-        engine.policy_hash(),
-        compile(Path::new("policies/example.policy")).policy_hash()
-    );
+    // The same policy compiled by this build decides every test request the same way. (Its
+    // hash may differ: the hash names the compiled program, and a newer compiler may lay
+    // the same policy out differently; docs/language.md section 16, item 18.)
+    let fresh = compile(Path::new("policies/example.policy"));
+    for agent in ["code-assistant", "reviewer", "shell-helper", "sandboxed"] {
+        for (tool, server, args) in [
+            ("git_push", Some("git"), json!({"repo_path": "/x"})),
+            ("git_log", Some("git"), json!({"repo_path": "/srv/repos/a"})),
+            ("read_file", None, json!({"path": "/home/bob/.ssh/id_rsa"})),
+            (
+                "Bash",
+                None,
+                json!({"command": "npm run test", "timeout": 60}),
+            ),
+            ("Bash", None, json!({"command": "ls && rm -rf /"})),
+        ] {
+            let mut req = Request::new(agent, tool).args(args);
+            if let Some(s) = server {
+                req = req.server(s);
+            }
+            let (old, new) = (engine.decide(&req), fresh.decide(&req));
+            assert_eq!(
+                (old.reason, old.rule, old.message),
+                (new.reason, new.rule, new.message),
+                "{agent} {tool}"
+            );
+        }
+    }
+}
+
+#[test]
+fn compiling_twice_gives_the_same_hash() {
+    let a = compile(Path::new("policies/example.policy"));
+    let b = compile(Path::new("policies/example.policy"));
+    assert_eq!(a.policy_hash(), b.policy_hash());
+    assert_eq!(a.to_bundle(), b.to_bundle());
 }
 
 #[test]

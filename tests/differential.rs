@@ -1709,3 +1709,76 @@ fn threads_sharing_one_engine_give_the_single_threaded_answers() {
         h.join().expect("a deciding thread panicked");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// many tools: a call matches only its own tool's patterns
+
+/// A rule's pattern for tool `i` and a family: path buckets (some tools' directories are
+/// prefixes of others'), relative globs, anchored and unanchored regexes, word-boundary
+/// regexes (their DFAs quit on non-ASCII) and regexes too large for a DFA (the fallback).
+fn many_tools_pattern(family: usize, i: usize) -> String {
+    match family % 7 {
+        0 => format!("\"/d/p{i}/**\""),
+        1 => format!("\"/d/p{i}/*.rs\""),
+        2 => format!("\"x{i}*\""),
+        3 => format!("re\"^v{i}[0-9]+$\""),
+        4 => format!("re\"\\\\bw{i}\\\\b\""),
+        5 => format!("re\"\\\\w{{1,40}}z{i}$\""),
+        _ => format!("re\"q{i}\""),
+    }
+}
+
+/// A value that hits or narrowly misses tool `i`'s patterns, or another tool's.
+fn many_tools_value(kind: usize, i: usize) -> String {
+    match kind % 12 {
+        0 => format!("/d/p{i}/a/b"),
+        1 => format!("/d/p{i}"),
+        2 => format!("/d/p{i}0/x.rs"),
+        3 => format!("/d/p{i}/x.rs"),
+        4 => format!("x{i}yz"),
+        5 => format!("v{i}123"),
+        6 => format!("a w{i} b"),
+        7 => format!("é w{i}"),
+        8 => format!("abcz{i}"),
+        9 => format!("éz{i}"),
+        10 => format!("pre q{i} post"),
+        _ => format!("/d/../d/p{i}/y"),
+    }
+}
+
+proptest! {
+    #![proptest_config(config(24))]
+
+    /// With many tools whose rules constrain one argument, a call to a tool with few rules
+    /// matches only that tool's patterns (docs/language.md section 15); the decisions still
+    /// equal the reference's on every pattern family.
+    #[test]
+    fn many_tools_decide_like_the_reference(
+        rules in proptest::collection::vec((0usize..7, any::<bool>(), 0usize..3), 230..260),
+        calls in proptest::collection::vec((0usize..260, 0usize..12, prop::option::weighted(0.2, 0usize..260)), 1..40),
+    ) {
+        let n = rules.len();
+        let mut text = String::new();
+        for i in 0..n {
+            text.push_str(&format!("tool t{i}(path)\n"));
+        }
+        text.push_str("agent a {\n");
+        for (i, &(family, deny, extra)) in rules.iter().enumerate() {
+            let effect = if deny { "deny" } else { "allow" };
+            text.push_str(&format!("  {effect} t{i} where path matches {}\n", many_tools_pattern(family, i)));
+            if extra == 0 {
+                text.push_str(&format!("  allow t{i} where path matches {}\n", many_tools_pattern(family + 1, i)));
+            }
+        }
+        text.push_str("}\n");
+        let engine = compile(&text);
+        let reference = Reference::new(&[("gen.policy", &text)]);
+        // Mostly a value for the called tool's own patterns, sometimes another tool's.
+        for &(tool, kind, other) in &calls {
+            let of = other.unwrap_or(tool) % n;
+            let req = Request::new("a", format!("t{}", tool % n))
+                .args(json!({ "path": many_tools_value(kind, of) }));
+            prop_assert_eq!(Outcome::of(&engine.decide(&req)), reference.decide(&req), "{:?}", req);
+        }
+    }
+}

@@ -245,3 +245,39 @@ fn regexes_too_large_for_a_dfa_take_the_fallback_and_still_match() {
     assert_eq!(index_matches(&regexes, "ls"), [1, 2]);
     assert_eq!(index_matches(&regexes, "-"), Vec::<usize>::new());
 }
+
+/// Anchored literal heads, some prefixes of others, some sharing only part of a UTF-8
+/// character (`é` and `è` share their first byte).
+fn anchored_head() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec!["a", "ab", "/x", "/x/y", "é", "è", "abé"])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Alternations whose every branch starts with `^` and a literal (what a path pattern
+    /// ending in `/**` reads as) are indexed by their common prefix, and still agree with the
+    /// `regex` crate pattern by pattern.
+    #[test]
+    fn anchored_alternations_agree_with_the_regex_crate(
+        patterns in proptest::collection::vec(
+            proptest::collection::vec((anchored_head(), regex_piece()), 1..4), 1..24),
+        value in "(a|ab|/x|/x/y|é|è|abé){0,2}[abxé0-9 ,_/\\-]{0,12}",
+    ) {
+        let regexes: Vec<String> = patterns
+            .iter()
+            .map(|branches| {
+                branches
+                    .iter()
+                    .map(|(head, piece)| format!("^{head}{}", piece.trim_start_matches('^')))
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect();
+        let hits = index_matches(&regexes, &value);
+        for (i, r) in regexes.iter().enumerate() {
+            let want = regex::Regex::new(r).unwrap().is_match(&value);
+            prop_assert_eq!(hits.contains(&i), want, "regex {:?} value {:?}", r, value);
+        }
+    }
+}

@@ -35,3 +35,63 @@ pub fn deep(n: usize) -> String {
     s.push_str("  deny t0 where command contains any [\"rm -rf\", \"mkfs\", \"sudo \"]\n}\n");
     s
 }
+
+/// A shape of one-rule-per-tool policies: its name, the rule's glob for tool `i`, and a value
+/// that glob admits.
+pub type Shape = (&'static str, fn(usize) -> String, fn(usize) -> String);
+
+/// The shapes of `per_tool` policies.
+pub const SHAPES: &[Shape] = &[
+    // Sibling directories whose names are prefixes of each other (`p1`, `p10`, `p100`).
+    (
+        "sibling_dirs",
+        |i| format!("/home/u/p{i}/**"),
+        |i| format!("/home/u/p{i}/src/main.c"),
+    ),
+    (
+        "rs_under_dir",
+        |i| format!("/data/team{i}/**/*.rs"),
+        |i| format!("/data/team{i}/src/lib/x.rs"),
+    ),
+    (
+        "url_host",
+        |i| format!("https://api{i}.example.com/*"),
+        |i| format!("https://api{i}.example.com/v1"),
+    ),
+    (
+        "npm_run",
+        |i| format!("npm run task{i} *"),
+        |i| format!("npm run task{i} --fast"),
+    ),
+];
+
+/// N tools, each with one `allow` rule on `path` of the given shape.
+pub fn per_tool(n: usize, glob: fn(usize) -> String) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        s.push_str(&format!("tool t{i}(path) needs fs:read\n"));
+    }
+    s.push_str("agent bench {\n  grant fs:*\n");
+    for i in 0..n {
+        s.push_str(&format!(
+            "  allow t{i} where path matches \"{}\"\n",
+            glob(i)
+        ));
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// N agents with one rule each (`allow read_file where path matches "/home/aI/**"`), on a
+/// three-tool catalog: the shape of a policy with an agent per user.
+pub fn agents(n: usize) -> String {
+    let mut s = String::from(
+        "tool read_file(path) needs fs:read\ntool write_file(path, content) needs fs:write\ntool query(sql) needs db:read\n",
+    );
+    for i in 0..n {
+        s.push_str(&format!(
+            "agent a{i} {{\n  grant fs:read\n  allow read_file where path matches \"/home/a{i}/**\"\n}}\n"
+        ));
+    }
+    s
+}

@@ -242,21 +242,24 @@ fn build_arg(
     }
     let limits = shared.limits;
     if !raw.sources.is_empty() {
-        m.raw = Some(PatternConds {
+        m.raw = Some(Box::new(PatternConds {
             matcher: PatternIndex::build(&raw.sources, &mut shared.automata, limits)?,
             conds: Csr::from_rows(raw.conds)?,
-        });
+            by_cond: Csr::default(),
+        }));
     }
     if !norm.sources.is_empty() {
-        m.norm = Some(PatternConds {
+        m.norm = Some(Box::new(PatternConds {
             matcher: PatternIndex::build(&norm.sources, &mut shared.automata, limits)?,
             conds: Csr::from_rows(norm.conds)?,
-        });
+            by_cond: Csr::default(),
+        }));
     }
     if !needles.sources.is_empty() {
         m.needles = Some(PatternConds {
             matcher: shared.needles(needles.sources)?,
             conds: Csr::from_rows(needles.conds)?,
+            by_cond: Csr::default(),
         });
     }
     if !shell.sources.is_empty() {
@@ -266,13 +269,14 @@ fn build_arg(
             .flat_map(|&i| shell.conds[i].clone())
             .collect();
         m.shell_conds.sort_unstable();
-        m.shell = Some(PatternConds {
+        m.shell = Some(Box::new(PatternConds {
             matcher: ShellPatterns::new(shell.sources).map_err(|e| DfaError {
                 message: e.to_string(),
                 too_large: false,
             })?,
             conds: Csr::from_rows(shell.conds)?,
-        });
+            by_cond: Csr::default(),
+        }));
     }
     Ok(m)
 }

@@ -365,7 +365,7 @@ fn target_matchers(
     for ((rt, agent), mine) in agents.iter_mut().zip(&policy.agents).zip(agent_rules) {
         let targets = mine.iter().map(|(_, r)| &r.target);
         match target_matcher(targets, &mut shared.automata, shared.limits) {
-            Ok(t) => rt.targets = Some(t),
+            Ok(t) => rt.targets = Some(Box::new(t)),
             Err(e) => diags.push(
                 Diagnostic::new(
                     if e.too_large {

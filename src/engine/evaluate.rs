@@ -8,9 +8,9 @@
 use super::args::visit;
 use crate::pattern::path::normalize;
 use crate::program::bitset::BitSet;
-use crate::program::group::{ArgMatcher, Group};
+use crate::program::group::{ArgMatcher, Group, PatternConds};
 use crate::program::ids::{CondId, LocalRuleId, PatternId};
-use crate::program::index::Automata;
+use crate::program::index::{Automata, PatternIndex};
 use crate::program::needles::NeedleMatcher;
 use crate::syntax::ast::Effect;
 use serde_json::{Map, Value};
@@ -126,6 +126,11 @@ struct Scratch {
     deny_only: Vec<CondId>,
     common: Vec<CondId>,
     seen: BitSet,
+    /// The patterns of the candidate rules' conditions on the argument being judged (raw and
+    /// normalized), when only they are matched.
+    wanted_raw: Vec<PatternId>,
+    wanted_norm: Vec<PatternId>,
+    locations: Vec<u64>,
 }
 
 impl Scratch {
@@ -139,6 +144,9 @@ impl Scratch {
         deny_only: Vec::new(),
         common: Vec::new(),
         seen: BitSet::EMPTY,
+        wanted_raw: Vec::new(),
+        wanted_norm: Vec::new(),
+        locations: Vec::new(),
     };
 }
 
@@ -151,6 +159,9 @@ thread_local! {
 struct Judge<'e> {
     automata: &'e Automata,
     needles: &'e [NeedleMatcher],
+    /// With few candidate rules: the group and those rules, whose patterns alone are matched
+    /// in a large pattern index.
+    focus: Option<(&'e Group, &'e [LocalRuleId])>,
 }
 
 impl Group {
@@ -194,7 +205,15 @@ impl Group {
         s.deny.reset(self.n_conds);
         s.states.clear();
         s.states.resize(self.args.len(), ArgState::Unjudged);
-        let judge = Judge { automata, needles };
+        let focus = match candidates {
+            Candidates::List { all, .. } if all.len() <= DIRECT_CANDIDATES => Some((self, *all)),
+            _ => None,
+        };
+        let judge = Judge {
+            automata,
+            needles,
+            focus,
+        };
         let judge_arg = |a: usize, s: &mut Scratch| -> Option<()> {
             if s.states.get(a) == Some(&ArgState::Unjudged) {
                 let state = judge.judge(self.args.get(a)?, args, s)?;
@@ -374,13 +393,17 @@ impl Judge<'_> {
         args: &Map<String, Value>,
         s: &mut Scratch,
     ) -> Option<ArgState> {
+        let focused = [
+            self.wanted(arg, arg.raw.as_deref(), &mut s.wanted_raw),
+            self.wanted(arg, arg.norm.as_deref(), &mut s.wanted_norm),
+        ];
         let mut count = 0usize;
         let mut failed = false;
         let present = visit(args, &arg.path, &mut |value| {
             if failed {
                 return;
             }
-            let Some(unreadable_path) = self.value_hits(arg, value, s) else {
+            let Some(unreadable_path) = self.value_hits(arg, value, focused, s) else {
                 failed = true;
                 return;
             };
@@ -427,9 +450,46 @@ impl Judge<'_> {
         Some(ArgState::Judged)
     }
 
+    /// With few candidate rules and a large pattern index: fills `wanted` with the patterns
+    /// that can satisfy the candidates' conditions on this argument, and returns true when
+    /// matching only them pays.
+    fn wanted(
+        &self,
+        arg: &ArgMatcher,
+        index: Option<&PatternConds<PatternIndex>>,
+        wanted: &mut Vec<PatternId>,
+    ) -> bool {
+        let (Some((group, rules)), Some(index)) = (self.focus, index) else {
+            return false;
+        };
+        if index.by_cond.rows() == 0 {
+            return false;
+        }
+        wanted.clear();
+        for &local in rules {
+            for &c in group.rule_conds.row(local.index()) {
+                let c = c.index();
+                if (arg.lo..arg.hi).contains(&c) {
+                    extend_small(wanted, index.by_cond.row(c - arg.lo));
+                }
+            }
+        }
+        wanted.sort_unstable();
+        wanted.dedup();
+        wanted.len() * 4 < index.matcher.n_patterns()
+    }
+
     /// Fills `s.value` with the conditions (sorted, distinct) one value satisfies in the
-    /// allow sense, `present` excepted. Returns whether the value is unreadable as a path.
-    fn value_hits(&self, arg: &ArgMatcher, value: &Value, s: &mut Scratch) -> Option<bool> {
+    /// allow sense, `present` excepted; `focused` says, for the raw and normalized indexes,
+    /// whether only the wanted patterns are matched. Returns whether the value is unreadable
+    /// as a path.
+    fn value_hits(
+        &self,
+        arg: &ArgMatcher,
+        value: &Value,
+        [raw_focused, norm_focused]: [bool; 2],
+        s: &mut Scratch,
+    ) -> Option<bool> {
         s.value.clear();
         s.deny_only.clear();
         let mut unreadable_path = false;
@@ -440,10 +500,20 @@ impl Judge<'_> {
                 }
                 if let Some(r) = &arg.raw {
                     s.hits.clear();
-                    if !r
-                        .matcher
-                        .matches(text.as_bytes(), self.automata, &mut s.dfa, &mut s.hits)
-                    {
+                    let ok = if raw_focused {
+                        r.matcher.matches_some(
+                            &s.wanted_raw,
+                            text.as_bytes(),
+                            self.automata,
+                            &mut s.locations,
+                            &mut s.dfa,
+                            &mut s.hits,
+                        )
+                    } else {
+                        r.matcher
+                            .matches(text.as_bytes(), self.automata, &mut s.dfa, &mut s.hits)
+                    };
+                    if !ok {
                         return None;
                     }
                     for &p in &s.hits {
@@ -463,12 +533,24 @@ impl Judge<'_> {
                     match normalize(text) {
                         Some(path) => {
                             s.hits.clear();
-                            if !r.matcher.matches(
-                                path.as_bytes(),
-                                self.automata,
-                                &mut s.dfa,
-                                &mut s.hits,
-                            ) {
+                            let ok = if norm_focused {
+                                r.matcher.matches_some(
+                                    &s.wanted_norm,
+                                    path.as_bytes(),
+                                    self.automata,
+                                    &mut s.locations,
+                                    &mut s.dfa,
+                                    &mut s.hits,
+                                )
+                            } else {
+                                r.matcher.matches(
+                                    path.as_bytes(),
+                                    self.automata,
+                                    &mut s.dfa,
+                                    &mut s.hits,
+                                )
+                            };
+                            if !ok {
                                 return None;
                             }
                             for &p in &s.hits {

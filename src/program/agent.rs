@@ -17,7 +17,8 @@ pub(crate) struct AgentRt {
     /// The group of all the agent's rules.
     pub group: GroupId,
     /// Without a catalog: the rule targets.
-    pub targets: Option<TargetMatcher>,
+    /// Boxed: with a catalog (the common case) there is none.
+    pub targets: Option<Box<TargetMatcher>>,
     /// With a catalog: the tools the agent may see, in declaration order.
     pub visible: Vec<ToolId>,
     /// With a catalog: per tool, the local IDs of the rules that target it, ascending.

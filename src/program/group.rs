@@ -9,12 +9,17 @@
 //! (`compile::group`), the engine evaluates them (`engine::evaluate`).
 
 use super::csr::{Csr, Strings};
-use super::ids::{ArgId, CondId, IdOverflow, LocalRuleId, NeedleId, RuleId};
+use super::ids::{ArgId, CondId, IdOverflow, LocalRuleId, NeedleId, PatternId, RuleId};
 use super::index::{Automata, PatternIndex};
 use super::needles::NeedleMatcher;
 use super::{all_below, ascending, check, Invalid};
 use crate::syntax::ast::{CmpOp, Effect};
 use serde::{Deserialize, Serialize};
+
+/// With at least this many patterns in an argument's index, a call whose tool has few rules
+/// runs only the automata holding those rules' patterns (see `PatternIndex::matches_some`);
+/// below it, one pass over the whole index costs less.
+pub(crate) const FOCUS_MIN_PATTERNS: usize = 64;
 
 /// Patterns compiled together, and the conditions each pattern satisfies.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -22,6 +27,10 @@ pub(crate) struct PatternConds<M> {
     pub matcher: M,
     /// Per pattern: the conditions it satisfies.
     pub conds: Csr<CondId>,
+    /// Derived (not stored in bundles), for pattern indexes: per condition of the argument
+    /// (counted from the argument's first), the patterns that satisfy it.
+    #[serde(skip)]
+    pub by_cond: Csr<PatternId>,
 }
 
 /// The `shell` patterns of one argument: their source text (what bundles store) and the
@@ -53,13 +62,16 @@ pub(crate) struct ArgMatcher {
     pub lo: usize,
     pub hi: usize,
     /// Patterns over the raw string value.
-    pub raw: Option<PatternConds<PatternIndex>>,
+    /// (Boxed, like `norm`: an argument usually has one of the two, and a group is held per
+    /// agent.)
+    pub raw: Option<Box<PatternConds<PatternIndex>>>,
     /// Path patterns over the normalized value.
-    pub norm: Option<PatternConds<PatternIndex>>,
+    pub norm: Option<Box<PatternConds<PatternIndex>>>,
     /// `contains` needles (an index into the engine's needle matchers).
     pub needles: Option<PatternConds<NeedleId>>,
     /// `shell` argv patterns, matched on the parsed command line.
-    pub shell: Option<PatternConds<ShellPatterns>>,
+    /// Boxed: few arguments have one, and a pattern set is large.
+    pub shell: Option<Box<PatternConds<ShellPatterns>>>,
     /// The `shell` conditions, ascending (an unreadable command fires them all in a deny).
     pub shell_conds: Vec<CondId>,
     /// Numeric comparisons.
@@ -123,6 +135,27 @@ impl Group {
         deny_args.sort_unstable();
         deny_args.dedup();
         self.deny_args = deny_args;
+        for arg in &mut self.args {
+            let n = arg.hi.saturating_sub(arg.lo);
+            let lo = arg.lo;
+            for index in [arg.raw.as_deref_mut(), arg.norm.as_deref_mut()]
+                .into_iter()
+                .flatten()
+            {
+                if index.matcher.n_patterns() < FOCUS_MIN_PATTERNS {
+                    continue;
+                }
+                let mut rows = vec![Vec::new(); n];
+                for p in 0..index.conds.rows() {
+                    for &c in index.conds.row(p) {
+                        if let Some(row) = c.index().checked_sub(lo).and_then(|i| rows.get_mut(i)) {
+                            row.push(PatternId::new(p)?);
+                        }
+                    }
+                }
+                index.by_cond = Csr::from_rows(rows)?;
+            }
+        }
         Ok(())
     }
 
@@ -193,7 +226,10 @@ impl Group {
                     .all(|(c, _, _)| (arg.lo..arg.hi).contains(&c.index())),
                 "numeric condition out of range",
             )?;
-            for index in [arg.raw.as_ref(), arg.norm.as_ref()].into_iter().flatten() {
+            for index in [arg.raw.as_deref(), arg.norm.as_deref()]
+                .into_iter()
+                .flatten()
+            {
                 let rows = index.conds.rows();
                 check(
                     in_range(index.conds.items()) && index.conds.is_valid(rows, n),
@@ -228,7 +264,7 @@ impl Group {
     /// The pattern indexes of the group's arguments, in a fixed order.
     pub(crate) fn pattern_indexes_mut(&mut self) -> impl Iterator<Item = &mut PatternIndex> {
         self.args.iter_mut().flat_map(|arg| {
-            [arg.raw.as_mut(), arg.norm.as_mut()]
+            [arg.raw.as_deref_mut(), arg.norm.as_deref_mut()]
                 .into_iter()
                 .flatten()
                 .map(|index| &mut index.matcher)
@@ -238,10 +274,11 @@ impl Group {
     /// Rebuilds what bundles do not carry (the pattern indexes' search state and the derived
     /// tables), once the stored tables are validated.
     pub(crate) fn rebuild(&mut self) -> Result<(), Invalid> {
-        self.derive()
-            .map_err(|_| Invalid("too many arguments in a group"))?;
         for arg in &mut self.args {
-            for index in [arg.raw.as_mut(), arg.norm.as_mut()].into_iter().flatten() {
+            for index in [arg.raw.as_deref_mut(), arg.norm.as_deref_mut()]
+                .into_iter()
+                .flatten()
+            {
                 index.matcher.rebuild().map_err(Invalid::from)?;
             }
             if let Some(sh) = arg.shell.as_mut() {
@@ -250,6 +287,9 @@ impl Group {
                     .map_err(|_| Invalid("a shell pattern of the bundle does not parse"))?;
             }
         }
-        Ok(())
+        // After the indexes: which patterns satisfy which condition is derived only for
+        // indexes large enough to be matched in part.
+        self.derive()
+            .map_err(|_| Invalid("too many arguments in a group"))
     }
 }

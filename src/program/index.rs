@@ -26,6 +26,9 @@ use regex_syntax::hir::{Hir, HirKind, Look};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
+mod focus;
+pub(crate) use focus::Location;
+
 /// Most patterns compiled into one unanchored DFA shard.
 const SHARD_PATTERNS: usize = 64;
 /// Most bucket prefixes that can start one value (a deeper prefix goes to the shards).
@@ -135,7 +138,7 @@ impl Fallback {
         true
     }
 
-    fn take(slot: &mut Option<Fallback>) -> Option<BuiltFallback> {
+    fn take(slot: &mut Option<Box<Fallback>>) -> Option<BuiltFallback> {
         let f = slot.as_mut()?;
         let set = f.set.take()?;
         Some(BuiltFallback {
@@ -144,7 +147,7 @@ impl Fallback {
         })
     }
 
-    fn reuse(slot: &mut Option<Fallback>, built: Option<BuiltFallback>) {
+    fn reuse(slot: &mut Option<Box<Fallback>>, built: Option<BuiltFallback>) {
         if let (Some(f), Some(built)) = (slot.as_mut(), built) {
             if f.set.is_none() && f.sources == built.sources {
                 f.set = Some(built.set);
@@ -152,7 +155,7 @@ impl Fallback {
         }
     }
 
-    fn rebuild(slot: &mut Option<Fallback>) -> Result<(), DfaError> {
+    fn rebuild(slot: &mut Option<Box<Fallback>>) -> Result<(), DfaError> {
         if let Some(f) = slot.as_mut().filter(|f| f.set.is_none()) {
             f.set = Some(FallbackSet::new(&f.sources)?);
         }
@@ -184,9 +187,14 @@ pub struct PatternIndex {
     /// Unanchored DFAs over patterns with Unicode word boundaries, read as ASCII ones: such a
     /// DFA quits on a non-ASCII byte, and then `word_fallback` answers for its patterns.
     word_rest: Vec<Shard>,
-    fallback: Option<Fallback>,
+    /// Boxed, like `word_fallback`: most indexes have none, and an index is held per
+    /// argument of every agent.
+    fallback: Option<Box<Fallback>>,
     /// The patterns of `word_rest`, for values on which their DFAs quit.
-    word_fallback: Option<Fallback>,
+    word_fallback: Option<Box<Fallback>>,
+    /// Derived (not stored in bundles): where each pattern is matched.
+    #[serde(skip)]
+    locations: Vec<Location>,
 }
 
 /// Parses a pattern's source the way every automaton of an index reads it.
@@ -202,24 +210,83 @@ pub(crate) fn parse(pattern: &str) -> Result<Hir, DfaError> {
         })
 }
 
-/// Splits `^literal rest` into the literal and the rest.
+/// Splits `^literal rest` into the literal and the rest. The start may be inside the
+/// branches of an alternation, and the literal their common prefix: a path pattern
+/// `/home/a/**` reads `^/home/a/.*$|^/home/a$`, which splits into `/home/a` and
+/// `/.*$|$`, a suffix every such pattern shares.
 fn split_prefix(hir: &Hir) -> Option<(Vec<u8>, Hir)> {
-    let HirKind::Concat(subs) = hir.kind() else {
-        return None;
-    };
-    if !matches!(
-        subs.first().map(Hir::kind),
-        Some(HirKind::Look(Look::Start))
-    ) {
+    let rest = after_start(hir)?;
+    let (prefix, suffix) = leading_literal(&rest);
+    if prefix.is_empty() {
         return None;
     }
-    let HirKind::Literal(lit) = subs.get(1)?.kind() else {
-        return None;
-    };
-    if lit.0.is_empty() {
-        return None;
+    Some((prefix, suffix))
+}
+
+/// What follows the start of text, when every match must begin with `^`.
+fn after_start(hir: &Hir) -> Option<Hir> {
+    match hir.kind() {
+        HirKind::Concat(subs) => match subs.split_first() {
+            Some((first, rest)) if matches!(first.kind(), HirKind::Look(Look::Start)) => {
+                Some(Hir::concat(rest.to_vec()))
+            }
+            Some((first, rest)) => {
+                // `^` lifted out of nothing: the first element may itself begin with it.
+                let first = after_start(first)?;
+                let mut subs = vec![first];
+                subs.extend_from_slice(rest);
+                Some(Hir::concat(subs))
+            }
+            None => None,
+        },
+        HirKind::Alternation(branches) => branches
+            .iter()
+            .map(after_start)
+            .collect::<Option<Vec<Hir>>>()
+            .map(Hir::alternation),
+        _ => None,
     }
-    Some((lit.0.to_vec(), Hir::concat(subs[2..].to_vec())))
+}
+
+/// The literal bytes every match of `hir` begins with (as far as the syntax shows), and what
+/// must follow them.
+fn leading_literal(hir: &Hir) -> (Vec<u8>, Hir) {
+    match hir.kind() {
+        HirKind::Literal(lit) => (lit.0.to_vec(), Hir::empty()),
+        HirKind::Concat(subs) => match subs.split_first() {
+            Some((first, rest)) => {
+                let (prefix, head) = leading_literal(first);
+                let mut subs = vec![head];
+                subs.extend_from_slice(rest);
+                (prefix, Hir::concat(subs))
+            }
+            None => (Vec::new(), hir.clone()),
+        },
+        HirKind::Alternation(branches) => {
+            let split: Vec<(Vec<u8>, Hir)> = branches.iter().map(leading_literal).collect();
+            let common = split
+                .iter()
+                .map(|(p, _)| p.as_slice())
+                .reduce(|a, b| {
+                    let n = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+                    a.get(..n).unwrap_or_default()
+                })
+                .unwrap_or_default()
+                .to_vec();
+            if common.is_empty() {
+                return (Vec::new(), hir.clone());
+            }
+            let rests = split
+                .into_iter()
+                .map(|(p, rest)| {
+                    let tail = p.get(common.len()..).unwrap_or_default();
+                    Hir::concat(vec![Hir::literal(tail.to_vec()), rest])
+                })
+                .collect();
+            (common, Hir::alternation(rests))
+        }
+        _ => (Vec::new(), hir.clone()),
+    }
 }
 
 /// True when a pattern goes to the fallback regex rather than a DFA.
@@ -323,6 +390,7 @@ impl PatternIndex {
             word_rest: Vec::new(),
             fallback: None,
             word_fallback: None,
+            locations: Vec::new(),
         };
         for (prefix, members) in kept {
             let (hirs, ids): (Vec<Hir>, Vec<PatternId>) = members.into_iter().unzip();
@@ -354,7 +422,7 @@ impl PatternIndex {
         index.word_rest = shards(word_rest, true, automata, limits, &mut fallback)?;
         if !fallback.is_empty() {
             fallback.sort_unstable();
-            index.fallback = Some(Fallback::new(patterns, fallback)?);
+            index.fallback = Some(Box::new(Fallback::new(patterns, fallback)?));
         }
         let mut word: Vec<PatternId> = index
             .word_rest
@@ -363,8 +431,9 @@ impl PatternIndex {
             .collect();
         if !word.is_empty() {
             word.sort_unstable();
-            index.word_fallback = Some(Fallback::new(patterns, word)?);
+            index.word_fallback = Some(Box::new(Fallback::new(patterns, word)?));
         }
+        index.derive_locations();
         Ok(index)
     }
 
@@ -382,6 +451,7 @@ impl PatternIndex {
     /// Rebuilds what is not serialized (the fallback regexes), unless it is already built
     /// (a program fresh from the compiler).
     pub fn rebuild(&mut self) -> Result<(), DfaError> {
+        self.derive_locations();
         Fallback::rebuild(&mut self.fallback)?;
         Fallback::rebuild(&mut self.word_fallback)
     }
@@ -570,6 +640,27 @@ mod tests {
         out.sort();
         out.dedup();
         out
+    }
+
+    #[test]
+    fn path_patterns_are_indexed_by_their_directory() {
+        // `/home/u/p1/**` reads `^/home/u/p1/.*$|^/home/u/p1$`: it must go to a prefix
+        // bucket (found by one walk over the value), not to an unanchored shard that every
+        // value runs through whatever its tool.
+        let pats: Vec<String> = (0..40)
+            .map(|i| crate::pattern::glob::translate(&format!("/home/u/p{i}/**")))
+            .map(|g| g.map(|g| g.regex))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let mut automata = Automata::default();
+        let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
+        assert!(idx.rest.is_empty() && idx.word_rest.is_empty() && idx.fallback.is_none());
+        assert_eq!(idx.prefix_ends.len(), 40);
+        let refs: Vec<&str> = pats.iter().map(String::as_str).collect();
+        assert_eq!(matches(&refs, "/home/u/p1/a"), vec![1]);
+        assert_eq!(matches(&refs, "/home/u/p1"), vec![1]);
+        assert_eq!(matches(&refs, "/home/u/p12/a"), vec![12]);
+        assert_eq!(matches(&refs, "/home/u/p1x"), Vec::<usize>::new());
     }
 
     #[test]

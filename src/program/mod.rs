@@ -202,6 +202,11 @@ impl Program {
 
     /// Derives every agent's run-time tables from its rule group.
     pub(crate) fn derive_agents(&mut self) -> Result<(), ids::IdOverflow> {
+        // A decoded table grows by doubling; a policy of many small agents should not pay
+        // for the slack.
+        self.agents.shrink_to_fit();
+        self.groups.shrink_to_fit();
+        self.rules.shrink_to_fit();
         let n_tools = self.catalog.as_ref().map_or(0, |c| c.n_tools);
         for a in &mut self.agents {
             if let Some(group) = self.groups.get(a.group.index()) {
@@ -216,5 +221,26 @@ impl Program {
     pub(crate) fn agent(&self, name: &str) -> Option<(AgentId, &AgentRt)> {
         let id = *self.agent_index.get(name)?;
         self.agents.get(id.index()).map(|a| (id, a))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A one-rule agent must stay small: path patterns of different agents share their
+    /// suffix automaton, and rarely used parts of the tables are boxed.
+    #[test]
+    fn agents_share_automata_and_stay_small() {
+        let agents: String = (0..50)
+            .map(|i| {
+                format!(
+                    "agent a{i} {{\n grant fs:read\n allow read_file where path matches \"/home/a{i}/**\"\n}}\n"
+                )
+            })
+            .collect();
+        let src = format!("tool read_file(path) needs fs:read\n{agents}");
+        let engine = crate::load::engine_from_str("x.policy", &src).unwrap();
+        assert_eq!(engine.program.automata.dfas.len(), 1);
+        assert!(std::mem::size_of::<super::group::ArgMatcher>() <= 320);
+        assert!(std::mem::size_of::<super::agent::AgentRt>() <= 256);
     }
 }
