@@ -214,11 +214,10 @@ pub fn main_with(cli: Cli) -> i32 {
     match cli.command {
         Command::Keys { action } => run_keys(action),
         command => {
-            // One thread runs every task. A call passes through several tasks (the connection,
-            // rmcp's session worker and handler, the upstream client): on one thread each
-            // hand-over is a queue push, not a cross-thread wake-up (futex, another core's
-            // cache). Blocking work (argon2, reloads) runs on the blocking pool, off this thread.
-            let rt = match tokio::runtime::Builder::new_current_thread()
+            // The multi-thread runtime: a current-thread one measured no better (README,
+            // Performance), would hold a many-core host to one core, and would let one blocked
+            // write (a decision log on a full pipe) stall every call.
+            let rt = match tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
             {
