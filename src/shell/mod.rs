@@ -1,7 +1,3 @@
-#![allow(
-    clippy::indexing_slicing,
-    reason = "the parser and matchers index token and byte buffers at positions their loops check against the length first; `decide` turns a panic into an `internal_error` deny"
-)]
 //! Shell-aware command matching: the `ARG matches shell "PATTERN"` condition's parser and
 //! matcher.
 //!
