@@ -167,6 +167,29 @@ fn one_of_regex(values: &[String]) -> String {
     format!("^(?:{})$", alts.join("|"))
 }
 
+/// Distinct patterns in first-seen order, each with the conditions it satisfies.
+#[derive(Default)]
+struct Patterns {
+    sources: Vec<String>,
+    conds: Vec<Vec<CondId>>,
+    index: HashMap<String, usize>,
+}
+
+impl Patterns {
+    fn add(&mut self, p: String, id: CondId) {
+        match self.index.get(&p) {
+            Some(&i) => self.conds[i].push(id),
+            None => {
+                self.index.insert(p.clone(), self.sources.len());
+                self.sources.push(p);
+                self.conds.push(vec![id]);
+            }
+        }
+    }
+}
+
+/// The matcher of one argument path: its conditions (numbered from `lo`) sorted by kind, and
+/// their patterns compiled into pattern indexes, needle matchers and shell pattern sets.
 fn build_arg(
     path: &[String],
     conds: &[&CondDef],
@@ -187,25 +210,6 @@ fn build_arg(
         negated: Vec::new(),
         path_conds: Vec::new(),
     };
-    /// Distinct patterns in first-seen order, each with the conditions it satisfies.
-    #[derive(Default)]
-    struct Patterns {
-        sources: Vec<String>,
-        conds: Vec<Vec<CondId>>,
-        index: HashMap<String, usize>,
-    }
-    impl Patterns {
-        fn add(&mut self, p: String, id: CondId) {
-            match self.index.get(&p) {
-                Some(&i) => self.conds[i].push(id),
-                None => {
-                    self.index.insert(p.clone(), self.sources.len());
-                    self.sources.push(p);
-                    self.conds.push(vec![id]);
-                }
-            }
-        }
-    }
     let (mut raw, mut norm, mut needles, mut shell) = (
         Patterns::default(),
         Patterns::default(),

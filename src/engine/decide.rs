@@ -72,41 +72,9 @@ impl Engine {
             };
         }
 
-        // 4. required arguments
-        if let Some(arg) = resolved
-            .required
-            .iter()
-            .find(|a| args::get(&req.args, a).is_none())
-        {
-            return Verdict {
-                argument: Some(Cow::Borrowed(arg.as_str())),
-                ..Verdict::new(
-                    Reason::MissingArgument,
-                    format!(
-                        "{} requires the argument `{arg}`, which the call does not include",
-                        resolved.display
-                    ),
-                )
-            };
-        }
-
-        // 4b. declared argument types (in declaration order; absent optional ones pass)
-        for (arg, ty) in resolved.typed {
-            let Some(value) = args::get(&req.args, arg) else {
-                continue;
-            };
-            if let Some(given) = ty.mismatch(value) {
-                return Verdict {
-                    argument: Some(Cow::Borrowed(arg.as_str())),
-                    ..Verdict::new(
-                        Reason::InvalidArgument,
-                        format!(
-                            "{} requires the argument `{arg}` to be `{ty}`; the call gives {given}",
-                            resolved.display
-                        ),
-                    )
-                };
-            }
+        // 4. required arguments, then declared argument types
+        if let Some(refused) = argument_refusal(&resolved, req) {
+            return refused;
         }
 
         // 5. rules
@@ -313,4 +281,44 @@ impl Engine {
             candidates,
         })
     }
+}
+
+/// Steps 4 and 4b of a decision: the first required argument the call lacks, then the first
+/// declared argument (in declaration order) whose value has the wrong type; absent optional
+/// arguments pass.
+fn argument_refusal<'e>(resolved: &Resolved<'e>, req: &Request) -> Option<Verdict<'e>> {
+    if let Some(arg) = resolved
+        .required
+        .iter()
+        .find(|a| args::get(&req.args, a).is_none())
+    {
+        return Some(Verdict {
+            argument: Some(Cow::Borrowed(arg.as_str())),
+            ..Verdict::new(
+                Reason::MissingArgument,
+                format!(
+                    "{} requires the argument `{arg}`, which the call does not include",
+                    resolved.display
+                ),
+            )
+        });
+    }
+    for (arg, ty) in resolved.typed {
+        let Some(value) = args::get(&req.args, arg) else {
+            continue;
+        };
+        if let Some(given) = ty.mismatch(value) {
+            return Some(Verdict {
+                argument: Some(Cow::Borrowed(arg.as_str())),
+                ..Verdict::new(
+                    Reason::InvalidArgument,
+                    format!(
+                        "{} requires the argument `{arg}` to be `{ty}`; the call gives {given}",
+                        resolved.display
+                    ),
+                )
+            });
+        }
+    }
+    None
 }

@@ -479,6 +479,45 @@ impl Judge<'_> {
         wanted.len() * 4 < index.matcher.n_patterns()
     }
 
+    /// Matches a value's bytes against one of the argument's pattern indexes (the raw one, or
+    /// the `normalized` one), only against the wanted patterns when `focused`, and adds the
+    /// conditions the matching patterns satisfy to `s.value`. `None` when a matcher failed.
+    fn index_hits(
+        &self,
+        r: &PatternConds<PatternIndex>,
+        bytes: &[u8],
+        focused: bool,
+        normalized: bool,
+        s: &mut Scratch,
+    ) -> Option<()> {
+        s.hits.clear();
+        let ok = if focused {
+            let wanted = if normalized {
+                &s.wanted_norm
+            } else {
+                &s.wanted_raw
+            };
+            r.matcher.matches_some(
+                wanted,
+                bytes,
+                self.automata,
+                &mut s.locations,
+                &mut s.dfa,
+                &mut s.hits,
+            )
+        } else {
+            r.matcher
+                .matches(bytes, self.automata, &mut s.dfa, &mut s.hits)
+        };
+        if !ok {
+            return None;
+        }
+        for &p in &s.hits {
+            extend_small(&mut s.value, r.conds.row(p.index()));
+        }
+        Some(())
+    }
+
     /// Fills `s.value` with the conditions (sorted, distinct) one value satisfies in the
     /// allow sense, `present` excepted; `focused` says, for the raw and normalized indexes,
     /// whether only the wanted patterns are matched. Returns whether the value is unreadable
@@ -499,26 +538,7 @@ impl Judge<'_> {
                     shell_hits(sh, text, s);
                 }
                 if let Some(r) = &arg.raw {
-                    s.hits.clear();
-                    let ok = if raw_focused {
-                        r.matcher.matches_some(
-                            &s.wanted_raw,
-                            text.as_bytes(),
-                            self.automata,
-                            &mut s.locations,
-                            &mut s.dfa,
-                            &mut s.hits,
-                        )
-                    } else {
-                        r.matcher
-                            .matches(text.as_bytes(), self.automata, &mut s.dfa, &mut s.hits)
-                    };
-                    if !ok {
-                        return None;
-                    }
-                    for &p in &s.hits {
-                        extend_small(&mut s.value, r.conds.row(p.index()));
-                    }
+                    self.index_hits(r, text.as_bytes(), raw_focused, false, s)?;
                 }
                 if let Some(n) = &arg.needles {
                     let m = self.needles.get(n.matcher.index())?;
@@ -532,30 +552,7 @@ impl Judge<'_> {
                 if let Some(r) = &arg.norm {
                     match normalize(text) {
                         Some(path) => {
-                            s.hits.clear();
-                            let ok = if norm_focused {
-                                r.matcher.matches_some(
-                                    &s.wanted_norm,
-                                    path.as_bytes(),
-                                    self.automata,
-                                    &mut s.locations,
-                                    &mut s.dfa,
-                                    &mut s.hits,
-                                )
-                            } else {
-                                r.matcher.matches(
-                                    path.as_bytes(),
-                                    self.automata,
-                                    &mut s.dfa,
-                                    &mut s.hits,
-                                )
-                            };
-                            if !ok {
-                                return None;
-                            }
-                            for &p in &s.hits {
-                                extend_small(&mut s.value, r.conds.row(p.index()));
-                            }
+                            self.index_hits(r, path.as_bytes(), norm_focused, true, s)?;
                         }
                         None => unreadable_path = true,
                     }

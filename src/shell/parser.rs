@@ -657,6 +657,32 @@ impl<'s, 'o> Parser<'s, 'o> {
     }
 
     // ---- words --------------------------------------------------------------------------
+    /// A single-quoted part of a word (at its opening quote): its text, taken as written.
+    #[inline]
+    fn single_quoted(&mut self, w: &mut String) -> R<()> {
+        let open = self.pos;
+        self.pos += 1;
+        let Some(len) = self
+            .b
+            .get(self.pos..)
+            .unwrap_or(&[])
+            .iter()
+            .position(|&c| c == b'\'')
+        else {
+            return self.err(Construct::UnbalancedQuote, open);
+        };
+        let end = self.pos + len;
+        let text = self.b.get(self.pos..end).unwrap_or(&[]);
+        if text.iter().all(|&c| c < 0x80 && !is_control(c)) {
+            w.push_str(self.src.get(self.pos..end).unwrap_or(""));
+            self.pos = end;
+        }
+        while self.pos < end {
+            self.literal_char(w)?;
+        }
+        self.pos = end + 1;
+        Ok(())
+    }
 
     /// Reads one word at the current position (not a blank, operator or comment) into `w`,
     /// quotes and escapes removed; returns what is known about it.
@@ -698,29 +724,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                         self.literal_char(w)?;
                     }
                 },
-                b'\'' => {
-                    let open = self.pos;
-                    self.pos += 1;
-                    let Some(len) = self
-                        .b
-                        .get(self.pos..)
-                        .unwrap_or(&[])
-                        .iter()
-                        .position(|&c| c == b'\'')
-                    else {
-                        return self.err(Construct::UnbalancedQuote, open);
-                    };
-                    let end = self.pos + len;
-                    let text = self.b.get(self.pos..end).unwrap_or(&[]);
-                    if text.iter().all(|&c| c < 0x80 && !is_control(c)) {
-                        w.push_str(self.src.get(self.pos..end).unwrap_or(""));
-                        self.pos = end;
-                    }
-                    while self.pos < end {
-                        self.literal_char(w)?;
-                    }
-                    self.pos = end + 1;
-                }
+                b'\'' => self.single_quoted(w)?,
                 b'"' => {
                     self.pos += 1;
                     self.double_quoted(w, &mut kind)?;

@@ -393,23 +393,7 @@ impl Pair<'_> {
             let is_prefix = keys.iter().any(|k| *k != path && k.starts_with(path));
             let types = self.types(old, new, path);
             if is_prefix && atoms.is_empty() {
-                // Only present or absent matters (a required argument), and, when typed, the
-                // kind of value: present as an object first, so that the longer paths can be
-                // set inside it.
-                let leaves = vec![
-                    Value::Object(Map::new()),
-                    Value::String(String::new()),
-                    Value::from(0),
-                    Value::from(0.5),
-                    Value::Bool(true),
-                    Value::Null,
-                ];
-                if types.is_empty() {
-                    regions.push(vec![None, Some(Value::Object(Map::new()))]);
-                    continue;
-                }
-                let cap = budget.states.min(regions::MAX_ARRAY_REGIONS);
-                match typed::regions(&[], &types, leaves, cap) {
+                match prefix_regions(&types, budget) {
                     Ok(values) => regions.push(values),
                     Err(why) => return Some(self.undecided(format!("undecided: {why}"))),
                 }
@@ -552,6 +536,28 @@ fn request_json(req: &Request) -> Value {
         );
     }
     Value::Object(m)
+}
+
+/// The regions of an argument path that only leads to longer ones (a required argument with
+/// no condition of its own): absent or present and, when typed, each kind of value; present
+/// as an object first, so that the longer paths can be set inside it.
+fn prefix_regions(
+    types: &[ArgType],
+    budget: &Budget,
+) -> Result<Vec<Option<Value>>, regions::GaveUp> {
+    if types.is_empty() {
+        return Ok(vec![None, Some(Value::Object(Map::new()))]);
+    }
+    let leaves = vec![
+        Value::Object(Map::new()),
+        Value::String(String::new()),
+        Value::from(0),
+        Value::from(0.5),
+        Value::Bool(true),
+        Value::Null,
+    ];
+    let cap = budget.states.min(regions::MAX_ARRAY_REGIONS);
+    typed::regions(&[], types, leaves, cap)
 }
 
 #[cfg(test)]

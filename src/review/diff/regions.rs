@@ -184,10 +184,6 @@ fn shell_samples(pattern: &str) -> Vec<String> {
 /// Finds the regions of one path from its atoms and the types the catalogs declare for it
 /// (none but for a declared argument). `required` paths with no atoms still get an absent
 /// and a present region.
-#[allow(
-    clippy::indexing_slicing,
-    reason = "`i` and `j` <= `i` enumerate `order` while it only grows"
-)]
 pub(crate) fn regions(
     atoms: &[Atom],
     types: &[ArgType],
@@ -256,6 +252,22 @@ pub(crate) fn regions(
         return Ok(Regions { values, sampled });
     }
 
+    let values = witnesses(atoms, candidates, limit)?;
+    Ok(Regions { values, sampled })
+}
+
+/// One witness per distinct truth vector of the atoms among `candidates` (first, simplest,
+/// first), then the arrays: the closure under concatenation, starting from the empty array.
+/// The first region is "absent" (`None`).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`i` and `j` <= `i` enumerate `order` while it only grows"
+)]
+fn witnesses(
+    atoms: &[Atom],
+    candidates: Vec<Value>,
+    limit: usize,
+) -> Result<Vec<Option<Value>>, GaveUp> {
     // One witness per distinct truth vector, first (simplest) first.
     let mut seen: HashMap<Vec<bool>, Vec<Value>> = HashMap::new();
     let mut order: Vec<Vec<bool>> = Vec::new();
@@ -306,7 +318,7 @@ pub(crate) fn regions(
             }));
         }
     }
-    Ok(Regions { values, sampled })
+    Ok(values)
 }
 
 /// Candidates for strings starting with `/` when both path patterns (judging the normalized

@@ -42,6 +42,41 @@ fn with_element_types(declared: &[ArgType]) -> Vec<ArgType> {
     out
 }
 
+/// For each type, the index of its element type (`None` when it is not an array type).
+fn element_types(types: &[ArgType]) -> Vec<Option<usize>> {
+    types
+        .iter()
+        .map(|t| {
+            (t.arrays > 0).then(|| {
+                let inner = ArgType {
+                    arrays: t.arrays - 1,
+                    base: t.base,
+                };
+                types.iter().position(|x| *x == inner)
+            })?
+        })
+        .collect()
+}
+
+/// The region of an array from what its elements bring together: the atoms' truth, and each
+/// array type accepts it when every element was accepted (a non-array type only if `any`).
+fn array_region(types: &[ArgType], c: &Region) -> Region {
+    (
+        c.0.clone(),
+        types
+            .iter()
+            .zip(&c.1)
+            .map(|(t, &all)| {
+                if t.arrays > 0 {
+                    all
+                } else {
+                    t.base == BaseType::Any
+                }
+            })
+            .collect(),
+    )
+}
+
 /// The witnesses of the regions of a typed argument: `None` (absent) first, then one value
 /// per region, the `leaves` (non-array candidates, simplest first) before the arrays.
 /// `Err` when more than `cap` regions would be needed.
@@ -56,19 +91,7 @@ pub(crate) fn regions(
     cap: usize,
 ) -> Result<Vec<Option<Value>>, GaveUp> {
     let types = with_element_types(declared);
-    // For each type, the index of its element type (`None` when it is not an array type).
-    let element: Vec<Option<usize>> = types
-        .iter()
-        .map(|t| {
-            (t.arrays > 0).then(|| {
-                let inner = ArgType {
-                    arrays: t.arrays - 1,
-                    base: t.base,
-                };
-                types.iter().position(|x| *x == inner)
-            })?
-        })
-        .collect();
+    let element = element_types(&types);
     let region_of = |v: &Value| -> Region {
         (
             atoms.iter().map(|a| a.holds(v)).collect(),
@@ -91,23 +114,6 @@ pub(crate) fn regions(
                 .map(|(atom, (&x, &y))| atom.combine(x, y))
                 .collect(),
             a.1.iter().zip(&b.1).map(|(&x, &y)| x && y).collect(),
-        )
-    };
-    // The region of an array from what its elements bring together.
-    let array_region = |c: &Region| -> Region {
-        (
-            c.0.clone(),
-            types
-                .iter()
-                .zip(&c.1)
-                .map(|(t, &all)| {
-                    if t.arrays > 0 {
-                        all
-                    } else {
-                        t.base == BaseType::Any
-                    }
-                })
-                .collect(),
         )
     };
     let too_many = || format!("gave up after {cap} regions of typed values");
@@ -154,7 +160,7 @@ pub(crate) fn regions(
             i += 1;
         }
         for (c, list) in &lists {
-            let r = array_region(c);
+            let r = array_region(&types, c);
             if seen.insert(r.clone()) {
                 if values.len() >= cap {
                     return Err(too_many());

@@ -103,18 +103,19 @@ fn target_covers(target: &TargetDef, tool: &MatrixTool) -> bool {
     server_ok && name_matches(&target.tool, &tool.name)
 }
 
-/// The cell of agent `a` and tool `t`.
+/// The tool's column ID (with a catalog: the policy's own tool number) and the rules of agent
+/// `a` that target the tool; `Err` with the `never` that the tool lookup or the permission
+/// gate decides before any rule.
 #[allow(
     clippy::indexing_slicing,
-    reason = "`a` enumerates `policy.agents` (`build`), and `r`, `d` the agent's rules"
+    reason = "`a` enumerates `policy.agents` (`build`), and `r` the agent's rules"
 )]
-fn classify(
+fn targeting(
     cx: &mut Context,
     a: usize,
     t: usize,
     tool: &MatrixTool,
-    relocate: &dyn Fn(RuleLoc) -> RuleLoc,
-) -> Access {
+) -> Result<(Option<u32>, Vec<usize>), Access> {
     let policy = cx.policy;
     let catalog = policy.has_catalog();
     // With a catalog, the columns are the policy's tools in order, numbered as resolve numbers
@@ -123,10 +124,10 @@ fn classify(
     if let Some(id) = id {
         // The tool lookup comes before the permission gate.
         if tool.server.is_none() && policy.tools_named(&tool.name).len() > 1 {
-            return Access::Never(Never::Ambiguous);
+            return Err(Access::Never(Never::Ambiguous));
         }
         if let Some(p) = policy.missing(a, id) {
-            return Access::Never(Never::PermissionMissing(p.to_string()));
+            return Err(Access::Never(Never::PermissionMissing(p.to_string())));
         }
     }
     let agent = &policy.agents[a];
@@ -140,6 +141,27 @@ fn classify(
             }
         })
         .collect();
+    Ok((id, targeting))
+}
+
+/// The cell of agent `a` and tool `t`.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`a` enumerates `policy.agents` (`build`), and `r`, `d` the agent's rules"
+)]
+fn classify(
+    cx: &mut Context,
+    a: usize,
+    t: usize,
+    tool: &MatrixTool,
+    relocate: &dyn Fn(RuleLoc) -> RuleLoc,
+) -> Access {
+    let (id, targeting) = match targeting(cx, a, t, tool) {
+        Ok(found) => found,
+        Err(never) => return never,
+    };
+    let policy = cx.policy;
+    let agent = &policy.agents[a];
     let of = |effect: Effect| -> Vec<usize> {
         targeting
             .iter()
