@@ -10,7 +10,7 @@ use crate::pattern::path::normalize;
 use crate::program::bitset::BitSet;
 use crate::program::group::{ArgMatcher, Group, PatternConds};
 use crate::program::ids::{CondId, LocalRuleId, PatternId};
-use crate::program::index::{Automata, PatternIndex};
+use crate::program::index::{Automata, Location, PatternIndex};
 use crate::program::needles::NeedleMatcher;
 use crate::syntax::ast::Effect;
 use serde_json::{Map, Value};
@@ -130,7 +130,7 @@ struct Scratch {
     /// normalized), when only they are matched.
     wanted_raw: Vec<PatternId>,
     wanted_norm: Vec<PatternId>,
-    locations: Vec<u64>,
+    locations: Vec<Location>,
 }
 
 impl Scratch {

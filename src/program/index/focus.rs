@@ -21,32 +21,6 @@ pub(crate) enum Location {
     Unknown,
 }
 
-impl Location {
-    /// A location as one sortable number, so that a list of them needs no allocation of its
-    /// own type.
-    fn encode(self) -> u64 {
-        let (kind, id) = match self {
-            Location::Bucket(b) => (0, b),
-            Location::Shard(s) => (1, s),
-            Location::WordShard(s) => (2, s),
-            Location::Fallback => (3, 0),
-            Location::Unknown => (4, 0),
-        };
-        (kind << 32) | u64::from(id)
-    }
-
-    fn decode(code: u64) -> Location {
-        let id = (code & u64::from(u32::MAX)) as u32;
-        match code >> 32 {
-            0 => Location::Bucket(id),
-            1 => Location::Shard(id),
-            2 => Location::WordShard(id),
-            3 => Location::Fallback,
-            _ => Location::Unknown,
-        }
-    }
-}
-
 impl PatternIndex {
     /// Computes where each pattern is matched.
     pub(super) fn derive_locations(&mut self) {
@@ -96,7 +70,7 @@ impl PatternIndex {
         wanted: &[PatternId],
         value: &[u8],
         automata: &Automata,
-        locations: &mut Vec<u64>,
+        locations: &mut Vec<Location>,
         scratch: &mut Vec<u32>,
         out: &mut Vec<PatternId>,
     ) -> bool {
@@ -110,7 +84,7 @@ impl PatternIndex {
             if at == Location::Unknown {
                 return self.matches(value, automata, scratch, out);
             }
-            locations.push(at.encode());
+            locations.push(at);
         }
         locations.sort_unstable();
         locations.dedup();
@@ -128,8 +102,8 @@ impl PatternIndex {
             out.extend(scratch.iter().filter_map(|&j| patterns.get(j as usize)));
             finished
         };
-        for &code in locations.iter() {
-            match Location::decode(code) {
+        for &at in locations.iter() {
+            match at {
                 Location::Bucket(b) => {
                     let b = b as usize;
                     let prefix = self.prefix(b);
