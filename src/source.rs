@@ -97,6 +97,7 @@ pub struct SourceFile {
     /// The file's text.
     pub text: Arc<str>,
     line_starts: Vec<usize>,
+    lone_cr: bool,
 }
 
 impl SourceFile {
@@ -112,10 +113,14 @@ impl SourceFile {
         let text: Arc<str> = text.into();
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let lone_cr = text
+            .match_indices('\r')
+            .any(|(i, _)| text.as_bytes().get(i + 1) != Some(&b'\n'));
         SourceFile {
             name: name.into(),
             text,
             line_starts,
+            lone_cr,
         }
     }
 
@@ -140,6 +145,37 @@ impl SourceFile {
             .get(start..offset)
             .map_or(offset - start, |s| s.chars().count());
         (line + 1, column + 1)
+    }
+
+    /// True when the text has a carriage return not followed by a line feed.
+    pub fn has_lone_cr(&self) -> bool {
+        self.lone_cr
+    }
+
+    /// The lines around the byte range `start..end`: from `context` lines before the line
+    /// holding `start` to `context` lines after the one holding `end`, as (0-based first
+    /// line, byte offset where it starts, byte offset where the last one ends).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let f = toolgate::source::SourceFile::new("f.policy", "a\nb\nc\nd\ne\n");
+    /// assert_eq!(f.line_window(4, 5, 1), (1, 2, 8));
+    /// ```
+    pub fn line_window(&self, start: usize, end: usize, context: usize) -> (usize, usize, usize) {
+        let line_of = |offset: usize| match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        let first = line_of(start).saturating_sub(context);
+        let last = line_of(end.max(start)).saturating_add(context);
+        let from = self.line_starts.get(first).copied().unwrap_or(0);
+        let to = self
+            .line_starts
+            .get(last.saturating_add(1))
+            .copied()
+            .unwrap_or(self.text.len());
+        (first, from, to.max(from))
     }
 }
 

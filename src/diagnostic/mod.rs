@@ -6,11 +6,13 @@
 //! Every code toolgate reports is declared once in [`code`].
 
 pub mod code;
+mod window;
 
 pub use code::Code;
 
 use crate::source::{SourceMap, Span};
 use std::fmt;
+use window::Window;
 
 /// How serious a diagnostic is.
 ///
@@ -411,18 +413,18 @@ impl std::error::Error for PolicyError {}
 
 /// Adapter presenting a [`Diagnostic`] to miette's renderer.
 #[derive(Debug)]
-struct MietteView {
+struct MietteView<'a> {
     message: String,
     code: &'static str,
     severity: Severity,
     help: Option<String>,
-    source: miette::NamedSource<String>,
+    source: Window<'a>,
     labels: Vec<miette::LabeledSpan>,
-    related: Vec<MietteView>,
+    related: Vec<MietteView<'a>>,
 }
 
-impl MietteView {
-    fn new(d: &Diagnostic, sources: &SourceMap) -> MietteView {
+impl<'a> MietteView<'a> {
+    fn new(d: &Diagnostic, sources: &'a SourceMap) -> MietteView<'a> {
         let file = sources.file(d.span.file);
         let mut labels = vec![miette::LabeledSpan::new_primary_with_span(
             (!d.label.is_empty()).then(|| d.label.clone()),
@@ -442,7 +444,7 @@ impl MietteView {
                     code: d.code,
                     severity: Severity::Related,
                     help: None,
-                    source: miette::NamedSource::new(other.name.clone(), other.text.to_string()),
+                    source: Window::new(other),
                     labels: vec![miette::LabeledSpan::new_primary_with_span(
                         Some(label.clone()),
                         span.miette(),
@@ -456,22 +458,22 @@ impl MietteView {
             code: d.code,
             severity: d.severity,
             help: d.help.clone(),
-            source: miette::NamedSource::new(file.name.clone(), file.text.to_string()),
+            source: Window::new(file),
             labels,
             related,
         }
     }
 }
 
-impl fmt::Display for MietteView {
+impl fmt::Display for MietteView<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for MietteView {}
+impl std::error::Error for MietteView<'_> {}
 
-impl miette::Diagnostic for MietteView {
+impl miette::Diagnostic for MietteView<'_> {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(self.code))
     }
