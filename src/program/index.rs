@@ -26,6 +26,7 @@ use regex_syntax::hir::{Hir, HirKind, Look};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
+mod floating;
 mod focus;
 pub(crate) use focus::Location;
 
@@ -392,7 +393,21 @@ impl PatternIndex {
             word_fallback: None,
             locations: Vec::new(),
         };
-        for (prefix, members) in kept {
+        for (prefix, mut members) in kept {
+            if members.iter().filter(|(h, _)| floating::floats(h)).count()
+                > floating::MAX_FLOATING_PER_DFA
+            {
+                members.retain(|(h, i)| {
+                    let keep = !floating::floats(h);
+                    if !keep {
+                        fallback.push(*i);
+                    }
+                    keep
+                });
+                if members.is_empty() {
+                    continue;
+                }
+            }
             let (hirs, ids): (Vec<Hir>, Vec<PatternId>) = members.into_iter().unzip();
             match automata.dfa(hirs, true, limits) {
                 Ok(dfa) => {
@@ -417,6 +432,19 @@ impl PatternIndex {
                 ..limits
             };
             index.prefix_dfa = Some(automata.dfa(literals, true, prefix_limits)?);
+        }
+        for group in [&mut rest, &mut word_rest] {
+            if group.iter().filter(|(h, _)| floating::floats(h)).count()
+                > floating::MAX_FLOATING_PER_DFA
+            {
+                group.retain(|(h, i)| {
+                    let keep = !floating::floats(h);
+                    if !keep {
+                        fallback.push(*i);
+                    }
+                    keep
+                });
+            }
         }
         index.rest = shards(rest, false, automata, limits, &mut fallback)?;
         index.word_rest = shards(word_rest, true, automata, limits, &mut fallback)?;
@@ -694,6 +722,40 @@ mod tests {
         assert_eq!(matches(&pats, "é drop é"), vec![0, 1]);
         assert_eq!(matches(&pats, "édrop grant"), vec![1]);
         assert_eq!(matches(&pats, "grantÀ x"), vec![2]);
+    }
+
+    #[test]
+    fn many_floating_patterns_take_the_fallback_and_match_as_before() {
+        // `*-{i}-*` globs and one bucket of `/data/*-{i}-*`: one DFA over them would need a
+        // state per set of them seen (2^n), so past a few they go to the fallback.
+        let mut pats: Vec<String> = (0..40)
+            .map(|i| format!("*-{i}-*"))
+            .chain((0..40).map(|i| format!("/data/*-{i}-*")))
+            .chain(["*.rs".to_string(), "/data/x/**".to_string()])
+            .map(|g| crate::pattern::glob::translate(&g).map(|g| g.regex))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        pats.push("(foo|bar)[0-9]+-5".into());
+        let mut automata = Automata::default();
+        let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
+        let fallback = idx.fallback.as_ref().map_or(0, |f| f.patterns.len());
+        assert_eq!(fallback, 80);
+        let refs: Vec<&str> = pats.iter().map(String::as_str).collect();
+        for value in ["a-3-b-17-c", "/data/q-3-x-39-", "/data/x/-1-.rs", "foo12-5", "-", ""] {
+            let want: Vec<usize> = pats
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| {
+                    regex_automata::meta::Regex::builder()
+                        .syntax(regex_automata::util::syntax::Config::new().utf8(false))
+                        .build(p)
+                        .unwrap()
+                        .is_match(value)
+                })
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(matches(&refs, value), want, "{value}");
+        }
     }
 
     #[test]
