@@ -55,6 +55,7 @@ codes! {
     // Lints: each is documented in its file under src/lint/rules/.
     ALTERNATIVES_HIDE_PATH = ("alternatives_hide_path", Warning, "leading `{...}` alternatives hide a path pattern: the glob is not normalized");
     COMMAND_AS_TEXT = ("command_as_text", Warning, "a shell command is judged as text (a glob, regex or `contains`) instead of parsed");
+    COMPARISON_UNDECIDED = ("comparison_undecided", Warning, "`redundant_allow` and `dead_allow` could not decide whether some rules are covered");
     CONDITION_TYPE_MISMATCH = ("condition_type_mismatch", Warning, "a condition cannot apply to its argument's declared type");
     DEAD_ALLOW = ("dead_allow", Warning, "a `deny` of the same agent refuses every call an `allow` admits");
     DENY_NEVER_FIRES = ("deny_never_fires", Warning, "every tool a `deny` rule targets needs a permission the agent is not granted");

@@ -7,15 +7,28 @@
 //!
 //! Candidate pairs are pruned through a [`RuleIndex`]: a covering rule is indexed under each
 //! tool it covers, the argument of its first value condition, and that condition's literal
-//! prefix and literal suffix; a rule looks up only the buckets of its first tool, its own
-//! arguments, the prefixes of its own literal prefix and the suffixes of its own literal
-//! suffix. No pass compares all pairs of rules.
+//! prefix and literal suffix, or, when it has neither, a literal every value it admits
+//! contains ([`super::factor`]); a rule looks up only the buckets of its first tool, its own
+//! arguments, the prefixes of its own literal prefix, the suffixes of its own literal suffix,
+//! and the factors found in a sample of its own values. No pass compares all pairs of rules
+//! of these shapes.
+//!
+//! What is left is bounded: the comparisons of one run share a budget of candidate pairs
+//! ([`PAIR_BUDGET`]) and of automaton work (in [`super::lang::Langs`]). A pair left
+//! undecided, by the budget or by automata too large to compare, is recorded in
+//! [`Context::undecided`] and reported by `comparison_undecided` instead of being passed over
+//! in silence.
 
-use super::lang::ValueSet;
+use super::factor::required_factor;
+use super::lang::{StrSet, ValueSet};
 use super::Context;
 use crate::resolve::{CondTest, NamePattern, RuleDef, TargetDef};
 use crate::syntax::ast::Effect;
+use aho_corasick::AhoCorasick;
 use std::collections::HashMap;
+
+/// The candidate pairs the coverage lints of one run may compare together.
+pub(crate) const PAIR_BUDGET: usize = 2_000_000;
 
 /// What a rule is indexed under: a catalog tool it covers (its index in the resolved policy's
 /// tools), or without a catalog the literal tool name of its target (numbered in first-seen
@@ -35,10 +48,50 @@ type BucketKey = (ToolKey, Option<Vec<String>>);
 /// condition.
 type ByPrefix = HashMap<String, HashMap<String, Vec<usize>>>;
 
+/// The rules of one bucket without a literal prefix or suffix but with a required factor:
+/// the factors, the rules of each, and an automaton finding them in a value.
+#[derive(Default)]
+struct ByFactor {
+    factors: Vec<Vec<u8>>,
+    rules: Vec<Vec<usize>>,
+    positions: HashMap<Vec<u8>, usize>,
+    finder: Option<AhoCorasick>,
+}
+
+impl ByFactor {
+    fn add(&mut self, factor: Vec<u8>, rule: usize) {
+        let next = self.factors.len();
+        let at = *self.positions.entry(factor.clone()).or_insert(next);
+        if at == next {
+            self.factors.push(factor);
+            self.rules.push(Vec::new());
+        }
+        if let Some(v) = self.rules.get_mut(at) {
+            v.push(rule);
+        }
+    }
+
+    /// The rules whose factor occurs in `value`; every rule when `value` is unknown (or the
+    /// automaton could not be built).
+    fn find(&self, value: Option<&[u8]>, out: &mut Vec<usize>) {
+        match (value, &self.finder) {
+            (Some(v), Some(f)) => {
+                for m in f.find_overlapping_iter(v) {
+                    if let Some(rules) = self.rules.get(m.pattern().as_usize()) {
+                        out.extend(rules);
+                    }
+                }
+            }
+            _ => self.rules.iter().for_each(|r| out.extend(r)),
+        }
+    }
+}
+
 /// Buckets of rules by (tool, argument of the key condition) and literal prefix.
 #[derive(Default)]
 pub(crate) struct RuleIndex {
     buckets: HashMap<BucketKey, ByPrefix>,
+    factors: HashMap<BucketKey, ByFactor>,
     names: HashMap<String, usize>,
 }
 
@@ -80,7 +133,19 @@ impl RuleIndex {
             } else {
                 vec![index.name_key(&rule.target)]
             };
+            let factor = match key_cond {
+                Some(c) if prefix.is_empty() && suffix.is_empty() => required_factor(&c.test),
+                _ => Vec::new(),
+            };
             for k in keys {
+                if !factor.is_empty() {
+                    index
+                        .factors
+                        .entry((k, path.clone()))
+                        .or_default()
+                        .add(factor.clone(), s);
+                    continue;
+                }
                 index
                     .buckets
                     .entry((k, path.clone()))
@@ -92,6 +157,9 @@ impl RuleIndex {
                     .push(s);
             }
         }
+        for by in index.factors.values_mut() {
+            by.finder = AhoCorasick::new(&by.factors).ok();
+        }
         index
     }
 
@@ -100,7 +168,13 @@ impl RuleIndex {
         clippy::indexing_slicing,
         reason = "`a` and the rule indices are positions of an agent and its rules in `cx.policy`, as the callers enumerate them; `cx.skip` has the policy's shape"
     )]
-    pub(crate) fn candidates(&self, cx: &Context, a: usize, r: usize, tools: &[u32]) -> Vec<usize> {
+    pub(crate) fn candidates(
+        &self,
+        cx: &mut Context,
+        a: usize,
+        r: usize,
+        tools: &[u32],
+    ) -> Vec<usize> {
         let rule = &cx.policy.agents[a].rules[r];
         let keys: Vec<ToolKey> = if cx.policy.has_catalog() {
             tools
@@ -126,7 +200,12 @@ impl RuleIndex {
                 if matches!(c.test, CondTest::Present) {
                     continue;
                 }
-                let Some(b) = self.buckets.get(&(k, Some(c.path.clone()))) else {
+                let key = (k, Some(c.path.clone()));
+                if let Some(by) = self.factors.get(&key) {
+                    let value = sample(cx, &c.test, rule.effect);
+                    by.find(value.as_deref(), &mut out);
+                }
+                let Some(b) = self.buckets.get(&key) else {
                     continue;
                 };
                 // A covering condition's prefix starts this one's, and its suffix ends it.
@@ -152,6 +231,19 @@ impl RuleIndex {
         out.dedup();
         out.retain(|&s| s != r);
         out
+    }
+}
+
+/// One value the condition admits, when one is known: a rule covering the condition's rule
+/// admits it too, so contains the covering rule's factor.
+fn sample(cx: &mut Context, test: &CondTest, effect: Effect) -> Option<Vec<u8>> {
+    let set = ValueSet::of(test, effect)?;
+    match set.string_set() {
+        StrSet::Lits(v) => v.first().map(|x| x.as_bytes().to_vec()),
+        StrSet::Plain(p) | StrSet::Path(p) | StrSet::PathOrUnreadable(p) => {
+            cx.langs.shortest(p).map(|w| w.to_vec())
+        }
+        StrSet::None | StrSet::All | StrSet::NotLits(_) => None,
     }
 }
 
@@ -190,10 +282,18 @@ pub(crate) fn covers(cx: &mut Context, a: usize, r: usize, tools: &[u32], s: usi
                 if ss.effect == Effect::Deny && !present {
                     return false;
                 }
-                rr.conditions.iter().filter(|d| d.path == c.path).any(|d| {
-                    ValueSet::of(&d.test, rr.effect)
-                        .is_some_and(|have| have.subset(&want, &mut cx.langs) == Some(true))
-                })
+                let mut undecided = false;
+                let implied = rr.conditions.iter().filter(|d| d.path == c.path).any(|d| {
+                    ValueSet::of(&d.test, rr.effect).is_some_and(|have| {
+                        let answer = have.subset(&want, &mut cx.langs);
+                        undecided |= answer.is_none();
+                        answer == Some(true)
+                    })
+                });
+                if !implied && undecided {
+                    cx.undecided(a, r, Some(s));
+                }
+                implied
             }
         };
         if !ok {
@@ -251,7 +351,14 @@ pub(crate) fn first_covering(
             if catalog && tools.is_empty() {
                 continue;
             }
-            for s in index.candidates(cx, a, r, &tools) {
+            let candidates = index.candidates(cx, a, r, &tools);
+            if candidates.len() > cx.pairs_left {
+                cx.pairs_left = 0;
+                cx.undecided(a, r, None);
+                continue;
+            }
+            cx.pairs_left -= candidates.len();
+            for s in candidates {
                 if covers(cx, a, r, &tools, s) && accept(cx, a, r, s) {
                     found(cx, a, r, s);
                     break;

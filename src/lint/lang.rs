@@ -84,6 +84,45 @@ impl Lang {
         self.dfa.is_match_state(self.dfa.next_eoi_state(s))
     }
 
+    /// A shortest word of the language, by a breadth-first search over one byte per class;
+    /// `None` when the language is empty or the search visits too many states.
+    fn shortest(&self) -> Option<Vec<u8>> {
+        let classes = self.dfa.byte_classes();
+        let bytes: Vec<u8> = std::iter::once(0u8)
+            .chain((1..=255u8).filter(|&x| classes.get(x) != classes.get(x - 1)))
+            .collect();
+        // Each visited state with the state it was reached from and the byte read.
+        let mut visited: Vec<(StateID, usize, u8)> = vec![(self.start, usize::MAX, 0)];
+        let mut seen: HashSet<StateID> = HashSet::from([self.start]);
+        let mut next = 0;
+        while let Some(&(s, _, _)) = visited.get(next) {
+            if self.accepts_here(s) {
+                let mut word = Vec::new();
+                let mut at = next;
+                while let Some(&(_, from, byte)) = visited.get(at) {
+                    if from == usize::MAX {
+                        break;
+                    }
+                    word.push(byte);
+                    at = from;
+                }
+                word.reverse();
+                return Some(word);
+            }
+            for &x in &bytes {
+                let t = self.dfa.next_state(s, x);
+                if !self.dfa.is_dead_state(t) && seen.insert(t) {
+                    if seen.len() > SHORTEST_LIMIT {
+                        return None;
+                    }
+                    visited.push((t, next, x));
+                }
+            }
+            next += 1;
+        }
+        None
+    }
+
     /// True when the whole of `value` is in the language.
     pub(crate) fn accepts(&self, value: &[u8]) -> bool {
         let mut s = self.start;
@@ -97,12 +136,17 @@ impl Lang {
     }
 }
 
-/// One representative byte for every pair of byte classes of two DFAs.
+/// One representative byte for every pair of byte classes of two DFAs. Byte classes are
+/// numbered in byte order over contiguous ranges, so a pair's first byte is where either
+/// class changes; should a numbering ever not be monotone, every byte is a representative.
 fn joint_classes(a: &Lang, b: &Lang) -> Vec<u8> {
     let (ca, cb) = (a.dfa.byte_classes(), b.dfa.byte_classes());
-    let mut seen = HashSet::new();
-    (0..=255u8)
-        .filter(|&x| seen.insert((ca.get(x), cb.get(x))))
+    let monotone = (1..=255u8).all(|x| ca.get(x) >= ca.get(x - 1) && cb.get(x) >= cb.get(x - 1));
+    if !monotone {
+        return (0..=255u8).collect();
+    }
+    std::iter::once(0u8)
+        .chain((1..=255u8).filter(|&x| ca.get(x) != ca.get(x - 1) || cb.get(x) != cb.get(x - 1)))
         .collect()
 }
 
@@ -113,6 +157,7 @@ fn product_search(
     b: &Lang,
     found: impl Fn(bool, bool) -> bool,
     prune_b: bool,
+    budget: &mut usize,
 ) -> Option<bool> {
     let bytes = joint_classes(a, b);
     let mut seen: HashSet<(StateID, StateID)> = HashSet::new();
@@ -133,9 +178,10 @@ fn product_search(
                 continue;
             }
             if seen.insert((na, nb)) {
-                if seen.len() > PRODUCT_LIMIT {
+                if seen.len() > PRODUCT_LIMIT || *budget == 0 {
                     return None;
                 }
+                *budget -= 1;
                 queue.push_back((na, nb));
             }
         }
@@ -143,21 +189,61 @@ fn product_search(
     Some(false)
 }
 
-/// Compiled patterns, built once each.
-#[derive(Default)]
+/// The product states all searches of one run may visit together: past it, every further
+/// comparison is undecided, so the lints of a policy of any size finish in bounded time.
+const SEARCH_BUDGET: usize = 4_000_000;
+/// The bytes of DFAs one run may build together; past it, further patterns are undecided.
+const BUILD_BUDGET: usize = 256 << 20;
+/// The most states a search for a pattern's shortest string visits.
+const SHORTEST_LIMIT: usize = 10_000;
+
+/// Compiled patterns, built once each, and what the comparisons of one run may still spend.
 pub(crate) struct Langs {
     cache: HashMap<String, Option<Rc<Lang>>>,
+    shortest: HashMap<String, Option<Rc<[u8]>>>,
+    /// Product states the searches may still visit.
+    search_left: usize,
+    /// DFA bytes that may still be built.
+    build_left: usize,
+}
+
+impl Default for Langs {
+    fn default() -> Langs {
+        Langs {
+            cache: HashMap::new(),
+            shortest: HashMap::new(),
+            search_left: SEARCH_BUDGET,
+            build_left: BUILD_BUDGET,
+        }
+    }
 }
 
 impl Langs {
-    /// The DFA of a pattern, built once; `None` when it is too large.
+    /// The DFA of a pattern, built once; `None` when it is too large, or the run's budget for
+    /// building is spent.
     pub(crate) fn get(&mut self, pattern: &str) -> Option<Rc<Lang>> {
         if let Some(l) = self.cache.get(pattern) {
             return l.clone();
         }
+        if self.build_left == 0 {
+            return None;
+        }
         let l = Lang::build(pattern).map(Rc::new);
+        let used = l.as_ref().map_or(DFA_LIMIT, |l| l.dfa.memory_usage());
+        self.build_left = self.build_left.saturating_sub(used);
         self.cache.insert(pattern.to_string(), l.clone());
         l
+    }
+
+    /// A shortest string the pattern accepts (bytes, perhaps not UTF-8), found once; `None`
+    /// when it accepts nothing, is too large, or the search gives up.
+    pub(crate) fn shortest(&mut self, pattern: &str) -> Option<Rc<[u8]>> {
+        if let Some(w) = self.shortest.get(pattern) {
+            return w.clone();
+        }
+        let w = self.get(pattern).and_then(|l| l.shortest()).map(Rc::from);
+        self.shortest.insert(pattern.to_string(), w.clone());
+        w
     }
 
     /// `Some(true)` when every string `p` accepts, `q` accepts too.
@@ -166,13 +252,13 @@ impl Langs {
             return Some(true);
         }
         let (a, b) = (self.get(p)?, self.get(q)?);
-        product_search(&a, &b, |x, y| x && !y, false).map(|counter| !counter)
+        product_search(&a, &b, |x, y| x && !y, false, &mut self.search_left).map(|c| !c)
     }
 
     /// `Some(true)` when no string is accepted by both.
     fn disjoint(&mut self, p: &str, q: &str) -> Option<bool> {
         let (a, b) = (self.get(p)?, self.get(q)?);
-        product_search(&a, &b, |x, y| x && y, true).map(|both| !both)
+        product_search(&a, &b, |x, y| x && y, true, &mut self.search_left).map(|both| !both)
     }
 
     fn accepts(&mut self, p: &str, value: &str) -> Option<bool> {

@@ -35,6 +35,7 @@
 //! ```
 
 pub(crate) mod cover;
+pub(crate) mod factor;
 pub(crate) mod lang;
 pub mod registry;
 pub mod rules;
@@ -44,7 +45,7 @@ use crate::diagnostic::{Code, Diagnostic, Diagnostics, Severity};
 use crate::resolve::{AgentDef, Policy};
 use crate::source::Span;
 use lang::Langs;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 /// Where a lint is detected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,6 +143,7 @@ pub fn run(policy: &Policy, errors: &[Span]) -> Diagnostics {
     rules::pointless_allow::check(&mut cx, &mut out);
     rules::dead_allow::check(&mut cx, &mut out);
     rules::redundant_allow::check(&mut cx, &mut out);
+    rules::comparison_undecided::check(&mut cx, &mut out);
     rules::unsatisfiable_condition::check(&mut cx, &mut out);
     rules::unanchored_regex::check(&mut cx, &mut out);
     rules::substring_allow::check(&mut cx, &mut out);
@@ -168,6 +170,11 @@ pub(crate) struct Context<'a> {
     pub skip: Vec<Vec<bool>>,
     /// Allow rules found dead (`dead_allow`), not reported again as redundant.
     pub dead: HashSet<(usize, usize)>,
+    /// Rules (agent, rule) whose coverage could not be fully decided, each with the first
+    /// rule it could not be compared with (`None`: the run's pair budget was spent first).
+    pub undecided: BTreeMap<(usize, usize), Option<usize>>,
+    /// Candidate pairs the coverage lints may still compare ([`cover::PAIR_BUDGET`]).
+    pub pairs_left: usize,
 }
 
 impl<'a> Context<'a> {
@@ -189,7 +196,15 @@ impl<'a> Context<'a> {
             langs: Langs::default(),
             skip,
             dead: HashSet::new(),
+            undecided: BTreeMap::new(),
+            pairs_left: cover::PAIR_BUDGET,
         }
+    }
+
+    /// Records that whether rule `r` of agent `a` is covered could not be decided (against
+    /// rule `other`, or at all); the first record of a rule is kept.
+    pub(crate) fn undecided(&mut self, a: usize, r: usize, other: Option<usize>) {
+        self.undecided.entry((a, r)).or_insert(other);
     }
 
     /// The catalog tools rule `r` of agent `a` covers (sorted; empty without a catalog).

@@ -9,6 +9,7 @@ use crate::diagnostic::Severity;
 pub static LINTS: &[&Lint] = &[
     &alternatives_hide_path::ALTERNATIVES_HIDE_PATH,
     &command_as_text::COMMAND_AS_TEXT,
+    &comparison_undecided::COMPARISON_UNDECIDED,
     &condition_type_mismatch::CONDITION_TYPE_MISMATCH,
     &dead_allow::DEAD_ALLOW,
     &deny_never_fires::DENY_NEVER_FIRES,

@@ -2,6 +2,7 @@
 
 pub mod alternatives_hide_path;
 pub mod command_as_text;
+pub mod comparison_undecided;
 pub mod condition_type_mismatch;
 pub mod dead_allow;
 pub mod deny_never_fires;
