@@ -552,6 +552,7 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
 
     /// Reads past one word (not a blank, operator or comment), keeping nothing of it (its text
     /// is read onto the end of `cmd`'s buffer, then dropped).
+    #[inline(always)]
     fn skip_word(&mut self, cmd: &mut Command) -> R<()> {
         // A word of plain bytes only, as in [`Parser::plain_word`]: nothing to read in it.
         let rest = self.b.get(self.pos..).unwrap_or(&[]);
@@ -561,6 +562,11 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
             self.bracket = None;
             return Ok(());
         }
+        self.skip_other_word(cmd)
+    }
+
+    /// [`Parser::skip_word`] for a word that is not plain bytes only.
+    fn skip_other_word(&mut self, cmd: &mut Command) -> R<()> {
         let mark = cmd.buffer().len();
         let r = self.word(cmd.buffer()).map(|_| ());
         cmd.discard_from(mark);

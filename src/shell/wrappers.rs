@@ -709,7 +709,7 @@ fn prefix(
             positional += 1;
             i += 1;
             // `flock FILE -c CMD`: a script option may follow the operands.
-            if let Some(Word::Literal(next)) = cmd.get(i) {
+            if let (false, Some(Word::Literal(next))) = (p.script_opts.is_empty(), cmd.get(i)) {
                 if let Some(script) = find_opt(cmd, i, next, p.script_opts)? {
                     inner.push(Runs::Script(script.0));
                     return Ok(());
