@@ -40,7 +40,7 @@ pub fn strict(value: &str) -> Result<Command, Unreadable> {
 }
 
 /// [`strict`] into `cmd` (cleared first), reusing its buffers.
-/// (`buffers` is only lent to the parser: a strict reading records no command there.)
+/// (`buffers` is only lent to the parser: a strict reading sees no command there.)
 pub(crate) fn strict_into(
     value: &str,
     cmd: &mut Command,
@@ -48,80 +48,86 @@ pub(crate) fn strict_into(
 ) -> Result<(), Unreadable> {
     cmd.clear();
     cmd.reserve(value.len(), 16);
-    let mut p = Parser::new(value, Mode::Strict, 0, None, buffers);
+    let mut sink = NoSink;
+    let mut p = Parser::new(value, Mode::Strict, 0, None, buffers, &mut sink);
     p.strict_command(cmd)
 }
 
 /// Reads every simple command `value` shows (for a deny).
 pub fn generous(value: &str) -> Generous {
-    let mut buffers = Buffers::default();
-    let result = generous_into(value, &mut buffers);
+    let mut commands = Vec::new();
+    let result = generous_into(value, &mut Buffers::new(), &mut |cmd: CommandView<'_>| {
+        commands.push(cmd.to_command())
+    });
     Generous {
-        commands: buffers.commands().map(CommandView::to_command).collect(),
+        commands,
         unreadable: result.err(),
     }
 }
 
-/// [`generous`] into `buffers` (cleared first, their allocations reused): the commands are
-/// [`Buffers::commands`], the result says whether anything was unreadable.
-pub(crate) fn generous_into(value: &str, buffers: &mut Buffers) -> Result<(), Unreadable> {
-    buffers.len = 0;
-    buffers.seen.clear();
-    let mut p = Parser::new(value, Mode::Generous, 0, None, buffers);
+/// [`generous`] with `buffers` reused: every simple command is given to `sink` as soon as it is
+/// read (outer ones before the commands they run); the result says whether anything was
+/// unreadable (the reading stops there).
+pub(crate) fn generous_into(
+    value: &str,
+    buffers: &mut Buffers,
+    sink: &mut impl Sink,
+) -> Result<(), Unreadable> {
+    let mut p = Parser::new(value, Mode::Generous, 0, None, buffers, sink);
     p.list(Stop::End)
 }
 
-/// A simple command seen: the words of `commands[command]` from `from` on (a wrapper's inner
-/// command is the tail of the wrapper's words).
-#[derive(Clone, Copy, Debug)]
-struct Seen {
-    command: usize,
-    from: usize,
+/// What receives the simple commands a generous reading sees, one at a time.
+pub(crate) trait Sink {
+    /// One simple command (borrowed until the call returns).
+    fn command(&mut self, cmd: CommandView<'_>);
+
+    /// Whether the sink needs the commands whose program's last path component is `base`
+    /// (false: it would do nothing with any of them, so the reading need not keep their words).
+    fn wants(&self, base: &str) -> bool {
+        let _ = base;
+        true
+    }
 }
 
-/// The commands a generous reading found, and buffers kept for the next reading: a reading
-/// that reuses them allocates only when it needs more room than any before it.
+/// A sink that keeps every command.
+impl<F: FnMut(CommandView<'_>)> Sink for F {
+    fn command(&mut self, cmd: CommandView<'_>) {
+        self(cmd)
+    }
+}
+
+/// The sink of a strict reading, which sends no command.
+struct NoSink;
+
+impl Sink for NoSink {
+    fn command(&mut self, _: CommandView<'_>) {}
+}
+
+/// Whether the words of a command whose program is `program` must be kept: its program runs
+/// other programs, or the sink wants it.
+fn needs_words(program: &str, sink: &(impl Sink + ?Sized)) -> bool {
+    let base = wrappers::basename(program);
+    wrappers::find_base(base).is_some() || sink.wants(base)
+}
+
+/// Buffers kept from one reading to the next: a reading that reuses them allocates only when
+/// it needs more room than any before it.
 #[derive(Debug, Default)]
 pub(crate) struct Buffers {
-    /// The commands read are `commands[..len]`; the rest are cleared spares.
-    commands: Vec<Command>,
-    len: usize,
-    /// Every simple command seen, in order, as a view of one of `commands`.
-    seen: Vec<Seen>,
     /// Cleared commands for a list being read or a command made from a wrapper's words.
     spare: Vec<Command>,
     /// Cleared vectors for what wrappers run.
     inner: Vec<Vec<Runs>>,
-    /// The text of a redirection target (read, then dropped).
-    target: String,
 }
 
 impl Buffers {
     /// Empty buffers.
     pub(crate) const fn new() -> Self {
         Buffers {
-            commands: Vec::new(),
-            len: 0,
-            seen: Vec::new(),
             spare: Vec::new(),
             inner: Vec::new(),
-            target: String::new(),
         }
-    }
-
-    /// The commands found, outer ones before the commands they run.
-    pub(crate) fn commands(&self) -> impl Iterator<Item = CommandView<'_>> + '_ {
-        self.seen.iter().filter_map(|s| {
-            let cmd = self.commands.get(s.command)?;
-            Some(cmd.view().tail(s.from))
-        })
-    }
-
-    /// Records that the words of `commands[command]` from `from` on are a command; returns
-    /// its index in `seen`.
-    fn see(&mut self, command: usize, from: usize) -> usize {
-        self.seen.push(Seen { command, from });
-        self.seen.len() - 1
     }
 
     fn spare(&mut self) -> Command {
@@ -131,21 +137,6 @@ impl Buffers {
     fn give_back(&mut self, mut cmd: Command) {
         cmd.clear();
         self.spare.push(cmd);
-    }
-
-    /// Appends `cmd` to the commands found (its buffers are taken, a cleared spare is left in
-    /// its place); returns its index.
-    fn push(&mut self, cmd: &mut Command) -> usize {
-        let idx = self.len;
-        match self.commands.get_mut(idx) {
-            Some(slot) => {
-                std::mem::swap(slot, cmd);
-                cmd.clear();
-            }
-            None => self.commands.push(std::mem::take(cmd)),
-        }
-        self.len += 1;
-        idx
     }
 }
 
@@ -163,7 +154,7 @@ enum Stop {
 
 type R<T> = Result<T, Unreadable>;
 
-struct Parser<'s, 'o> {
+struct Parser<'s, 'o, S: Sink + ?Sized> {
     src: &'s str,
     b: &'s [u8],
     pos: usize,
@@ -172,6 +163,8 @@ struct Parser<'s, 'o> {
     /// For a nested script: the offset in the top-level value every error reports.
     base: Option<usize>,
     out: &'o mut Buffers,
+    /// Where every simple command read goes.
+    sink: &'o mut S,
     /// `[` lookahead cache for the current word: a `]` at this position (or none before it).
     bracket: Option<(usize, bool)>,
 }
@@ -317,13 +310,14 @@ fn max_kind(a: WordKind, b: WordKind) -> WordKind {
     }
 }
 
-impl<'s, 'o> Parser<'s, 'o> {
+impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
     fn new(
         src: &'s str,
         mode: Mode,
         depth: u32,
         base: Option<usize>,
         out: &'o mut Buffers,
+        sink: &'o mut S,
     ) -> Self {
         Parser {
             src,
@@ -333,6 +327,7 @@ impl<'s, 'o> Parser<'s, 'o> {
             depth,
             base,
             out,
+            sink,
             bracket: None,
         }
     }
@@ -443,6 +438,9 @@ impl<'s, 'o> Parser<'s, 'o> {
         // Words that are not a command: a `for`/`select` header, the name after `function`.
         let mut skip_header = false;
         let mut skip_one = false;
+        // The command's program is known and neither runs other programs nor interests the
+        // sink: its other words are read (they may hold substitutions) but not kept.
+        let mut skip_rest = false;
         loop {
             self.skip_blanks();
             let Some(c) = self.peek(0) else {
@@ -452,32 +450,32 @@ impl<'s, 'o> Parser<'s, 'o> {
                 break;
             };
             match c {
-                b'&' if self.peek(1) == Some(b'>') => self.redirection()?,
+                b'&' if self.peek(1) == Some(b'>') => self.redirection(cmd)?,
                 b'\n' | b';' | b'&' | b'|' => {
                     self.pos += 1;
-                    self.finish(cmd)?;
+                    self.finish(cmd, std::mem::take(&mut skip_rest))?;
                     skip_header = false;
                 }
                 b'(' => {
-                    self.finish(cmd)?;
+                    self.finish(cmd, std::mem::take(&mut skip_rest))?;
                     self.pos += 1;
                     self.nested_list()?;
                 }
                 b')' => {
                     if stop == Stop::Paren {
                         self.pos += 1;
-                        return self.finish(cmd);
+                        return self.finish(cmd, skip_rest);
                     }
                     return self.err(Construct::Subshell, self.pos);
                 }
                 b'<' | b'>' if self.peek(1) == Some(b'(') => {
                     self.pos += 2;
                     self.nested_list()?;
-                    if !skip_header {
+                    if !skip_header && !skip_rest {
                         cmd.push("", WordKind::Unknown);
                     }
                 }
-                b'<' | b'>' => self.redirection()?,
+                b'<' | b'>' => self.redirection(cmd)?,
                 b'#' => {
                     while let Some(c) = self.peek(0) {
                         if c == b'\n' {
@@ -486,6 +484,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                         self.pos += 1;
                     }
                 }
+                _ if skip_rest => self.skip_word(cmd)?,
                 _ => {
                     let start = self.pos;
                     let mark = cmd.buffer().len();
@@ -496,6 +495,16 @@ impl<'s, 'o> Parser<'s, 'o> {
                         }
                         None => self.word(cmd.buffer())?,
                     };
+                    // Most words: one after the program, outside a header, not a file
+                    // descriptor number (`2>/dev/null`).
+                    let argument = !cmd.is_empty()
+                        && !skip_header
+                        && !skip_one
+                        && !matches!(self.peek(0), Some(b'<' | b'>'));
+                    if argument {
+                        cmd.end_word(mark, kind);
+                        continue;
+                    }
                     let raw = self.b.get(start..self.pos).unwrap_or(&[]);
                     let fd = matches!(self.peek(0), Some(b'<' | b'>'))
                         && raw.iter().all(u8::is_ascii_digit);
@@ -530,10 +539,38 @@ impl<'s, 'o> Parser<'s, 'o> {
                         }
                     }
                     cmd.end_word(mark, kind);
+                    if cmd.len() == 1 {
+                        if let Some(Word::Literal(program)) = cmd.get(0) {
+                            skip_rest = !needs_words(program, &*self.sink);
+                        }
+                    }
                 }
             }
         }
-        self.finish(cmd)
+        self.finish(cmd, skip_rest)
+    }
+
+    /// Reads past one word (not a blank, operator or comment), keeping nothing of it (its text
+    /// is read onto the end of `cmd`'s buffer, then dropped).
+    #[inline(always)]
+    fn skip_word(&mut self, cmd: &mut Command) -> R<()> {
+        // A word of plain bytes only, as in [`Parser::plain_word`]: nothing to read in it.
+        let rest = self.b.get(self.pos..).unwrap_or(&[]);
+        let len = run_of(rest, &PLAIN_UNBRACED);
+        if len > 0 && rest.get(len).is_none_or(|&c| is_meta(c)) {
+            self.pos += len;
+            self.bracket = None;
+            return Ok(());
+        }
+        self.skip_other_word(cmd)
+    }
+
+    /// [`Parser::skip_word`] for a word that is not plain bytes only.
+    fn skip_other_word(&mut self, cmd: &mut Command) -> R<()> {
+        let mark = cmd.buffer().len();
+        let r = self.word(cmd.buffer()).map(|_| ());
+        cmd.discard_from(mark);
+        r
     }
 
     fn nested_list(&mut self) -> R<()> {
@@ -552,13 +589,13 @@ impl<'s, 'o> Parser<'s, 'o> {
             return self.err(Construct::TooDeep, at);
         }
         let base = Some(self.base.unwrap_or(at));
-        let mut inner = Parser::new(text, self.mode, self.depth + 1, base, self.out);
+        let mut inner = Parser::new(text, self.mode, self.depth + 1, base, self.out, self.sink);
         inner.list(Stop::End)
     }
 
     /// A redirection operator and its target word (the target's substitutions are read; the
-    /// target is not a word of the command).
-    fn redirection(&mut self) -> R<()> {
+    /// target is not a word of the command `cmd`).
+    fn redirection(&mut self, cmd: &mut Command) -> R<()> {
         let at = self.pos;
         if self.peek(0) == Some(b'<') && self.peek(1) == Some(b'<') && self.peek(2) != Some(b'<') {
             return self.err(Construct::HereDoc, at);
@@ -574,39 +611,31 @@ impl<'s, 'o> Parser<'s, 'o> {
                 self.pos += 2;
                 self.nested_list()
             }
-            Some(c) if !is_meta(c) => {
-                let mut target = std::mem::take(&mut self.out.target);
-                target.clear();
-                let r = self.word(&mut target).map(|_| ());
-                self.out.target = target;
-                r
-            }
+            Some(c) if !is_meta(c) => self.skip_word(cmd),
             _ => self.err(Construct::Redirection, at),
         }
     }
 
-    /// Ends the current command: records it and what its wrappers run.
-    fn finish(&mut self, cmd: &mut Command) -> R<()> {
+    /// Ends the current command: sends it and what its wrappers run to the sink (unless its
+    /// words were not kept: `skipped`, the sink does not want it and it runs nothing else).
+    fn finish(&mut self, cmd: &mut Command, skipped: bool) -> R<()> {
         if cmd.is_empty() {
             return Ok(());
         }
-        let idx = self.out.push(cmd);
-        let seen = self.out.see(idx, 0);
-        self.emit(seen, 0)
+        let r = if skipped {
+            Ok(())
+        } else {
+            self.emit(cmd.view(), 0)
+        };
+        cmd.clear();
+        r
     }
 
-    /// Checks the command seen `seen` (an index in `Buffers::seen`) and records what its
-    /// wrappers run.
-    fn emit(&mut self, seen: usize, level: u32) -> R<()> {
+    /// Sends `cmd` to the sink, then what it runs if its program is a wrapper (`level`:
+    /// wrappers already looked through).
+    fn emit(&mut self, cmd: CommandView<'_>, level: u32) -> R<()> {
         let at = self.pos;
-        let out = &mut *self.out;
-        let Some(&seen) = out.seen.get(seen) else {
-            return Ok(());
-        };
-        let Some(cmd) = out.commands.get(seen.command) else {
-            return Ok(());
-        };
-        let cmd = cmd.view().tail(seen.from);
+        self.sink.command(cmd);
         let wrapper = match cmd.get(0) {
             Some(Word::Unknown { .. }) => return self.err(Construct::DynamicProgram, at),
             None => return Ok(()),
@@ -616,34 +645,47 @@ impl<'s, 'o> Parser<'s, 'o> {
         let Some(wrapper) = wrapper else {
             return Ok(());
         };
+        let out = &mut *self.out;
         let mut inner = out.inner.pop().unwrap_or_default();
         if let Err(construct) = wrappers::runs_of(wrapper, cmd, &mut inner, &mut out.spare) {
             inner.clear();
             out.inner.push(inner);
             return self.err(construct, at);
         }
-        let r = self.emit_inner(&mut inner, seen, level, at);
+        // Most wrappers run their own words from some index on.
+        if let [Runs::Words(from)] = inner.as_slice() {
+            let from = *from;
+            inner.clear();
+            self.out.inner.push(inner);
+            if level + self.depth >= MAX_DEPTH {
+                return self.err(Construct::TooDeep, at);
+            }
+            return self.emit(cmd.tail(from), level + 1);
+        }
+        let r = self.emit_inner(&mut inner, cmd, level, at);
         inner.clear();
         self.out.inner.push(inner);
         r
     }
 
-    /// Records and checks what the command `outer` runs.
-    fn emit_inner(&mut self, inner: &mut Vec<Runs>, outer: Seen, level: u32, at: usize) -> R<()> {
+    /// Sends what the command `outer` runs to the sink.
+    fn emit_inner(
+        &mut self,
+        inner: &mut Vec<Runs>,
+        outer: CommandView<'_>,
+        level: u32,
+        at: usize,
+    ) -> R<()> {
         for i in inner.drain(..) {
             if level + self.depth >= MAX_DEPTH {
                 return self.err(Construct::TooDeep, at);
             }
             match i {
-                Runs::Words(from) => {
-                    let seen = self.out.see(outer.command, outer.from.saturating_add(from));
-                    self.emit(seen, level + 1)?
-                }
-                Runs::Command(mut c) => {
-                    let idx = self.out.push(&mut c);
+                Runs::Words(from) => self.emit(outer.tail(from), level + 1)?,
+                Runs::Command(c) => {
+                    let r = self.emit(c.view(), level + 1);
                     self.out.give_back(c);
-                    let seen = self.out.see(idx, 0);
-                    self.emit(seen, level + 1)?
+                    r?
                 }
                 Runs::Script(s) => {
                     self.depth += level;
@@ -780,7 +822,7 @@ impl<'s, 'o> Parser<'s, 'o> {
     /// The word at the current position if it is made of plain bytes only ([`PLAIN_UNBRACED`]:
     /// no quote, escape, expansion, glob, brace or tilde), moving past it: its text is itself.
     /// None (and nothing read) for any other word.
-    #[inline]
+    #[inline(always)]
     fn plain_word(&mut self) -> Option<&'s str> {
         let rest = self.b.get(self.pos..)?;
         let len = run_of(rest, &PLAIN_UNBRACED);

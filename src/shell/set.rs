@@ -9,9 +9,7 @@
 
 use std::cell::RefCell;
 
-use rustc_hash::FxHashMap;
-
-use super::names::NameFilter;
+use super::names::NameTable;
 use super::parser;
 use super::pattern::Pattern;
 use super::unreadable::Unreadable;
@@ -133,16 +131,35 @@ fn with_buffers<T>(value: &str, mut f: impl FnMut(&mut Buffers) -> T) -> T {
     f(&mut Buffers::new())
 }
 
+/// A deny reading's sink: the patterns the commands seen match.
+struct DenySink<'a> {
+    set: &'a PatternSet,
+    matches: Matches,
+}
+
+impl parser::Sink for DenySink<'_> {
+    #[inline]
+    fn command(&mut self, cmd: CommandView<'_>) {
+        self.set.deny_view(cmd, &mut self.matches)
+    }
+
+    #[inline]
+    fn wants(&self, base: &str) -> bool {
+        self.set.may_deny(base)
+    }
+}
+
 /// Patterns on one argument, indexed by program.
 #[derive(Clone, Debug, Default)]
 pub struct PatternSet {
     patterns: Vec<Pattern>,
-    /// Allow: exact program word as written.
-    by_program: FxHashMap<String, Vec<PatternId>>,
-    program_names: NameFilter,
-    /// Deny: exact program last component.
-    by_base: FxHashMap<String, Vec<PatternId>>,
-    base_names: NameFilter,
+    /// Allow: exact program words as written; `by_program[i]` are the patterns naming program
+    /// `i`.
+    programs: NameTable,
+    by_program: Vec<Vec<PatternId>>,
+    /// Deny: exact program last components, likewise.
+    bases: NameTable,
+    by_base: Vec<Vec<PatternId>>,
     /// Patterns whose program word is a glob, with the literal text it starts with.
     glob_program: Vec<(String, PatternId)>,
     glob_base: Vec<(String, PatternId)>,
@@ -164,6 +181,24 @@ fn has_bit(bits: &[u64; 4], byte: u8) -> bool {
         .is_some_and(|w| w & (1 << (byte % 64)) != 0)
 }
 
+/// Records that pattern `id` names `name`, in a table of names and the ids per name.
+fn index_under(names: &mut NameTable, ids: &mut Vec<Vec<PatternId>>, name: &str, id: PatternId) {
+    let i = names.insert(name);
+    match ids.get_mut(i) {
+        Some(list) => list.push(id),
+        None => ids.push(vec![id]),
+    }
+}
+
+/// The ids of the patterns naming `name` ([`index_under`]'s tables).
+#[inline]
+fn ids_of<'a>(names: &NameTable, ids: &'a [Vec<PatternId>], name: &str) -> &'a [PatternId] {
+    names
+        .get(name)
+        .and_then(|i| ids.get(i))
+        .map_or(&[], Vec::as_slice)
+}
+
 impl PatternSet {
     /// An empty set.
     pub fn new() -> Self {
@@ -174,17 +209,11 @@ impl PatternSet {
     pub fn add(&mut self, pattern: Pattern) -> PatternId {
         let id = self.patterns.len();
         match pattern.program() {
-            Some(p) => {
-                self.program_names.insert(p);
-                self.by_program.entry(p.to_string()).or_default().push(id)
-            }
+            Some(p) => index_under(&mut self.programs, &mut self.by_program, p, id),
             None => self.glob_program.push((pattern.program_prefix(false), id)),
         }
         match pattern.program_base() {
-            Some(p) => {
-                self.base_names.insert(p);
-                self.by_base.entry(p.to_string()).or_default().push(id)
-            }
+            Some(p) => index_under(&mut self.bases, &mut self.by_base, p, id),
             None => {
                 let prefix = pattern.program_prefix(true);
                 match prefix.as_bytes().first() {
@@ -228,14 +257,7 @@ impl PatternSet {
         let Some(Word::Literal(program)) = cmd.get(0) else {
             return m;
         };
-        let exact = if self.program_names.may_contain(program) {
-            self.by_program
-                .get(program)
-                .map(Vec::as_slice)
-                .unwrap_or(&[])
-        } else {
-            &[]
-        };
+        let exact = ids_of(&self.programs, &self.by_program, program);
         let globs = self
             .glob_program
             .iter()
@@ -253,15 +275,33 @@ impl PatternSet {
     /// anything was unreadable (then every deny fires).
     pub fn deny_matches(&self, value: &str) -> DenyMatches {
         with_buffers(value, |b| {
-            let mut out = DenyMatches {
+            let mut sink = DenySink {
+                set: self,
                 matches: Matches::default(),
-                unreadable: parser::generous_into(value, &mut b.generous).err(),
             };
-            for cmd in b.generous.commands() {
-                self.deny_view(cmd, &mut out.matches);
+            let unreadable = parser::generous_into(value, &mut b.generous, &mut sink).err();
+            let matches = sink.matches;
+            DenyMatches {
+                matches,
+                unreadable,
             }
-            out
         })
+    }
+
+    /// Whether some deny pattern may match a command whose program's last path component is
+    /// `base` (false: [`PatternSet::deny_view`] adds nothing for any such command).
+    fn may_deny(&self, base: &str) -> bool {
+        !ids_of(&self.bases, &self.by_base, base).is_empty() || self.may_glob(base)
+    }
+
+    /// Whether some pattern whose program is a glob may match `base` (its first byte is that
+    /// of some glob's literal prefix).
+    #[inline]
+    fn may_glob(&self, base: &str) -> bool {
+        match base.as_bytes().first() {
+            Some(&b) => has_bit(&self.glob_base_first, b),
+            None => !self.glob_base.is_empty(),
+        }
     }
 
     /// Adds the deny patterns one command matches to `m`.
@@ -274,12 +314,7 @@ impl PatternSet {
         let (candidates, base): (&[PatternId], &str) = match cmd.get(0) {
             Some(Word::Literal(program)) => {
                 let base = basename(program);
-                let exact = if self.base_names.may_contain(base) {
-                    self.by_base.get(base).map(Vec::as_slice).unwrap_or(&[])
-                } else {
-                    &[]
-                };
-                (exact, base)
+                (ids_of(&self.bases, &self.by_base, base), base)
             }
             // A run-time program could be anything.
             Some(Word::Unknown { .. }) => {
@@ -290,10 +325,7 @@ impl PatternSet {
             }
             None => return,
         };
-        let may_glob = match base.as_bytes().first() {
-            Some(&b) => has_bit(&self.glob_base_first, b),
-            None => !self.glob_base.is_empty(),
-        };
+        let may_glob = self.may_glob(base);
         if candidates.is_empty() && !may_glob {
             // Most programs are named by no pattern.
             return;

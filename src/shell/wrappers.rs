@@ -5,9 +5,7 @@
 
 use std::sync::OnceLock;
 
-use rustc_hash::FxHashMap;
-
-use super::names::NameFilter;
+use super::names::NameTable;
 use super::parser::is_assignment;
 use super::unreadable::Construct;
 use super::words::{Command, CommandView, Word, WordKind};
@@ -475,24 +473,24 @@ pub static WRAPPERS: &[Wrapper] = &[
 /// The wrapper named `program` (compared by its last path component), if any.
 #[inline]
 pub fn find(program: &str) -> Option<&'static Wrapper> {
-    let (filter, map) = index();
-    let base = basename(program);
-    if !filter.may_contain(base) {
-        return None;
-    }
-    map.get(base).copied()
+    find_base(basename(program))
 }
 
-/// The wrappers by name, and a filter of their names.
-fn index() -> &'static (NameFilter, FxHashMap<&'static str, &'static Wrapper>) {
-    type Index = (NameFilter, FxHashMap<&'static str, &'static Wrapper>);
-    static BY_NAME: OnceLock<Index> = OnceLock::new();
+/// The wrapper named `base` (a last path component), if any.
+#[inline]
+pub fn find_base(base: &str) -> Option<&'static Wrapper> {
+    WRAPPERS.get(index().get(base)?)
+}
+
+/// The wrappers' names, indexed as in [`WRAPPERS`].
+fn index() -> &'static NameTable {
+    static BY_NAME: OnceLock<NameTable> = OnceLock::new();
     BY_NAME.get_or_init(|| {
-        let mut filter = NameFilter::default();
+        let mut names = NameTable::default();
         for w in WRAPPERS {
-            filter.insert(w.name);
+            names.insert(w.name);
         }
-        (filter, WRAPPERS.iter().map(|w| (w.name, w)).collect())
+        names
     })
 }
 
@@ -564,10 +562,10 @@ pub(crate) fn runs_of(
     inner: &mut Vec<Runs>,
     spare: &mut Vec<Command>,
 ) -> Result<(), Construct> {
-    let found = match wrapper.how {
-        How::Prefix(p) => return prefix(cmd, &p, inner, spare),
+    let found = match &wrapper.how {
+        How::Prefix(p) => return prefix(cmd, p, inner, spare),
         How::Shell => shell(cmd),
-        How::Interpreter(code) => interpreter(cmd, code).map(|()| Vec::new()),
+        How::Interpreter(code) => return interpreter(cmd, code),
         How::Awk => {
             let args = literal_args(cmd)?;
             if args.iter().any(|a| *a == "-f" || a.starts_with("--file")) {
@@ -711,7 +709,7 @@ fn prefix(
             positional += 1;
             i += 1;
             // `flock FILE -c CMD`: a script option may follow the operands.
-            if let Some(Word::Literal(next)) = cmd.get(i) {
+            if let (false, Some(Word::Literal(next))) = (p.script_opts.is_empty(), cmd.get(i)) {
                 if let Some(script) = find_opt(cmd, i, next, p.script_opts)? {
                     inner.push(Runs::Script(script.0));
                     return Ok(());
@@ -829,31 +827,28 @@ fn shell(cmd: CommandView<'_>) -> Result<Vec<Runs>, Construct> {
 }
 
 fn interpreter(cmd: CommandView<'_>, code: &[&str]) -> Result<(), Construct> {
-    if cmd.words().skip(1).any(|w| w.literal().is_none()) {
-        return Err(Construct::DynamicWrapper);
-    }
+    // One pass: a run-time word anywhere is reported before code that runs.
     let mut operand = false;
-    for a in cmd.words().skip(1).filter_map(Word::literal) {
+    let mut runs_code = false;
+    for w in cmd.words().skip(1) {
+        let Word::Literal(a) = w else {
+            return Err(Construct::DynamicWrapper);
+        };
+        if runs_code {
+            continue;
+        }
         if !a.starts_with('-') {
             // Not an option: only a code word spelled without a dash (`deno eval`) runs code.
-            if code.contains(&a) {
-                return Err(Construct::OpaqueProgram);
-            }
+            runs_code = code.contains(&a);
             operand = true;
             continue;
         }
-        if code.contains(&a) || code.iter().any(|c| option_value(a, c).is_some()) {
-            return Err(Construct::OpaqueProgram);
-        }
-        if short_group(a, code).is_some() {
-            return Err(Construct::OpaqueProgram);
-        }
-        if a == "-" {
-            return Err(Construct::OpaqueProgram);
-        }
-        operand |= !a.starts_with('-');
+        runs_code = a == "-"
+            || code.contains(&a)
+            || code.iter().any(|c| option_value(a, c).is_some())
+            || short_group(a, code).is_some();
     }
-    if !operand {
+    if runs_code || !operand {
         return Err(Construct::OpaqueProgram);
     }
     Ok(())
