@@ -18,6 +18,14 @@ use crate::state::Shared;
 /// The default key file when `--keys` is not given.
 pub const DEFAULT_KEYS: &str = "keys.json";
 
+/// The default number of runtime threads serving `gateway` and `serve`: one. A call hands over
+/// between about eight tasks (connection, rmcp's session or per-request service, the handler,
+/// the upstream client); on one thread each hand-over is a queue push, while with more threads
+/// most of them wake another thread (a futex call and a context switch each, and on a virtual
+/// machine an inter-processor interrupt). `--worker-threads` raises it for many concurrent
+/// agents (README, Load test).
+pub const DEFAULT_WORKER_THREADS: usize = 1;
+
 /// toolgate's MCP gateway and decision API.
 #[derive(Debug, Parser)]
 #[command(
@@ -45,6 +53,10 @@ pub enum Command {
         /// Log argument values in the decision log (cut at `log.args_cap_bytes`).
         #[arg(long)]
         log_args: bool,
+        /// Runtime threads serving calls (one keeps a call's hand-overs on one thread; more
+        /// serve many concurrent agents on more cores).
+        #[arg(long, default_value_t = DEFAULT_WORKER_THREADS, value_parser = worker_threads)]
+        worker_threads: usize,
     },
     /// Serve only the decision API (POST /v1/decide, GET /v1/tools, /healthz).
     Serve {
@@ -54,6 +66,10 @@ pub enum Command {
         /// Allow a non-loopback listen address (TLS or a reverse proxy must be stated).
         #[arg(long)]
         allow_remote: bool,
+        /// Runtime threads serving calls (one keeps a call's hand-overs on one thread; more
+        /// serve many concurrent agents on more cores).
+        #[arg(long, default_value_t = DEFAULT_WORKER_THREADS, value_parser = worker_threads)]
+        worker_threads: usize,
     },
     /// Manage agents' keys.
     Keys {
@@ -103,6 +119,14 @@ pub enum KeysAction {
         #[arg(long, default_value = DEFAULT_KEYS)]
         keys: PathBuf,
     },
+}
+
+/// Parses `--worker-threads`: a whole number from 1 to 1024.
+fn worker_threads(text: &str) -> Result<usize, String> {
+    text.parse::<usize>()
+        .ok()
+        .filter(|n| (1..=1024).contains(n))
+        .ok_or_else(|| format!("`{text}` is not a number of threads from 1 to 1024"))
 }
 
 fn fail(code: i32, message: impl std::fmt::Display) -> i32 {
@@ -214,13 +238,15 @@ pub fn main_with(cli: Cli) -> i32 {
     match cli.command {
         Command::Keys { action } => run_keys(action),
         command => {
-            // The multi-thread runtime: a current-thread one measured no better (README,
-            // Performance), would hold a many-core host to one core, and would let one blocked
-            // write (a decision log on a full pipe) stall every call.
-            let rt = match tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
+            // The daemon runs `--worker-threads` runtime threads (one by default, see
+            // DEFAULT_WORKER_THREADS); the one-shot commands keep tokio's default.
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            if let Command::Gateway { worker_threads, .. } | Command::Serve { worker_threads, .. } =
+                &command
             {
+                builder.worker_threads(*worker_threads);
+            }
+            let rt = match builder.enable_all().build() {
                 Ok(rt) => rt,
                 Err(e) => return fail(2, format!("cannot start the runtime: {e}")),
             };
@@ -230,10 +256,12 @@ pub fn main_with(cli: Cli) -> i32 {
                         config,
                         allow_remote,
                         log_args,
+                        ..
                     } => run_daemon(config, allow_remote, log_args, Mode::Gateway).await,
                     Command::Serve {
                         config,
                         allow_remote,
+                        ..
                     } => run_daemon(config, allow_remote, false, Mode::Serve).await,
                     Command::Check { against, policy } => {
                         crate::drift::run(&against, &policy).await
