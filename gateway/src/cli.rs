@@ -273,3 +273,33 @@ pub fn main_with(cli: Cli) -> i32 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_threads_are_a_whole_number_from_1_to_1024() {
+        assert_eq!(worker_threads("1"), Ok(1));
+        assert_eq!(worker_threads("1024"), Ok(1024));
+        for bad in ["0", "1025", "-1", "two", ""] {
+            assert!(worker_threads(bad).is_err(), "{bad}");
+        }
+        let parsed = Cli::try_parse_from(["toolgate-gateway", "serve", "--config", "g.toml"]);
+        match parsed.map(|c| c.command) {
+            Ok(Command::Serve { worker_threads, .. }) => {
+                assert_eq!(worker_threads, DEFAULT_WORKER_THREADS)
+            }
+            other => panic!("{other:?}"),
+        }
+        let refused = Cli::try_parse_from([
+            "toolgate-gateway",
+            "gateway",
+            "--config",
+            "g.toml",
+            "--worker-threads",
+            "0",
+        ]);
+        assert!(refused.is_err());
+    }
+}

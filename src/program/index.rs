@@ -741,7 +741,14 @@ mod tests {
         let fallback = idx.fallback.as_ref().map_or(0, |f| f.patterns.len());
         assert_eq!(fallback, 80);
         let refs: Vec<&str> = pats.iter().map(String::as_str).collect();
-        for value in ["a-3-b-17-c", "/data/q-3-x-39-", "/data/x/-1-.rs", "foo12-5", "-", ""] {
+        for value in [
+            "a-3-b-17-c",
+            "/data/q-3-x-39-",
+            "/data/x/-1-.rs",
+            "foo12-5",
+            "-",
+            "",
+        ] {
             let want: Vec<usize> = pats
                 .iter()
                 .enumerate()
