@@ -54,6 +54,10 @@ struct Place {
 impl Place {
     /// The place of `d`'s texts; `None` when it owns one of them.
     fn of(d: &Decision<'_>) -> Option<Place> {
+        #[allow(
+            clippy::ptr_arg,
+            reason = "whether the text is borrowed is what is asked, not only its content"
+        )]
         fn text(t: &Cow<'_, str>) -> Option<(usize, usize)> {
             match t {
                 Cow::Borrowed(s) => Some((s.as_ptr() as usize, s.len())),
