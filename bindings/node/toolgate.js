@@ -8,6 +8,7 @@ const { withPermissions, withPermissionsAll } = require('./lib/hermes.js')
 const { permission, canUseTool, preToolUseHook } = require('./lib/callbacks.js')
 const { guardClient } = require('./lib/mcp.js')
 const { splitToolName } = require('./lib/names.js')
+const { writeRequest, writeNotObject, requestBytes, trimBuffer } = require('./lib/text.js')
 
 const { Engine, PermissionSet } = native
 
@@ -25,8 +26,9 @@ Object.defineProperty(PermissionSet.prototype, 'grant', {
 })
 
 // `decide` reads the request's own enumerable fields in JS (as JSON has them). When every
-// value is one whose JSON form is exact (see `jsonText`), it writes the request as JSON text,
-// which the addon parses as the CLI does and answers with the number of the decision's shape;
+// value is one whose JSON form is exact (see `writeValue` in lib/text.js), it writes the
+// request as UTF-8 JSON text into a byte buffer, which the addon reads in place and parses as
+// the CLI does, and answers with the number of the decision's shape;
 // the decision is then a copy of that shape's template, kept per engine. Anything else (and
 // `explain`) goes to `decideWith`: the addon walks the values through Node-API, naming what
 // JSON cannot hold, and calls `decisionObject` with the decision's fields. Each step costs a
@@ -46,108 +48,6 @@ function decisionObject(decision, reason, permission, argument, message, toolUse
   }
   if (explanation !== undefined) d.explanation = explanation
   return d
-}
-
-/** Nesting (counting the request) past which `jsonText` leaves a value to `decideWith`. */
-const TEXT_DEPTH = 32
-/** Request text longer than this (UTF-16 units) is left to `decideWith`, well under 1 MiB. */
-const TEXT_LIMIT = 1 << 18
-
-/**
- * The JSON text of `v`, `depth` containers deep, when that text is exactly `v` as the addon's
- * walk reads it: well-formed strings, finite numbers, booleans, null, arrays without
- * `undefined` or holes, and plain objects (own enumerable string keys, `undefined` values
- * left out). Anything else is `undefined`, and `decideWith` answers (and names the culprit).
- * Each property is read once, and the text is built here rather than by `JSON.stringify` of
- * the whole value, which could read a getter a second time or call a `toJSON`.
- */
-function jsonText(v, depth) {
-  switch (typeof v) {
-    case 'string':
-      return quoted(v)
-    case 'number':
-      return Number.isFinite(v) ? JSON.stringify(v) : undefined
-    case 'boolean':
-      return v ? 'true' : 'false'
-    case 'object': {
-      if (v === null) return 'null'
-      if (depth >= TEXT_DEPTH) return undefined
-      if (Array.isArray(v)) {
-        let s = '['
-        for (let i = 0, n = v.length; i < n; i++) {
-          const item = v[i]
-          if (item === undefined) return undefined
-          const t = jsonText(item, depth + 1)
-          if (t === undefined) return undefined
-          s += i === 0 ? t : ',' + t
-        }
-        return s + ']'
-      }
-      const proto = Object.getPrototypeOf(v)
-      if (proto !== OBJECT_PROTOTYPE && proto !== null) return undefined
-      let s = '{'
-      for (const key of Object.keys(v)) {
-        const item = v[key]
-        if (item === undefined) continue
-        const k = quoted(key)
-        const t = k === undefined ? undefined : jsonText(item, depth + 1)
-        if (t === undefined) return undefined
-        s += (s.length === 1 ? '' : ',') + k + ':' + t
-      }
-      return s + '}'
-    }
-    default:
-      return undefined
-  }
-}
-
-/**
- * A string as JSON text; `undefined` when it holds a lone surrogate. Text without quotes,
- * backslashes, control characters or surrogates is wrapped as it is: a loop the JIT compiles
- * costs less than a call of `JSON.stringify`.
- */
-function quoted(s) {
-  for (let i = 0, n = s.length; i < n; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) {
-      return s.isWellFormed() ? JSON.stringify(s) : undefined
-    }
-  }
-  return '"' + s + '"'
-}
-
-/**
- * The request as JSON text from its fields' values (`undefined` for an absent field), with
- * the id under `tool_use_id`; `undefined` when a value's JSON form would not be exact.
- */
-function requestText(id, agent, tool, server, args, permissions) {
-  let s = '{'
-  let t
-  if (id !== undefined) {
-    if ((t = jsonText(id, 1)) === undefined) return undefined
-    s += '"tool_use_id":' + t
-  }
-  if (agent !== undefined) {
-    if ((t = jsonText(agent, 1)) === undefined) return undefined
-    s += (s.length === 1 ? '"agent":' : ',"agent":') + t
-  }
-  if (tool !== undefined) {
-    if ((t = jsonText(tool, 1)) === undefined) return undefined
-    s += (s.length === 1 ? '"tool":' : ',"tool":') + t
-  }
-  if (server !== undefined) {
-    if ((t = jsonText(server, 1)) === undefined) return undefined
-    s += (s.length === 1 ? '"server":' : ',"server":') + t
-  }
-  if (args !== undefined) {
-    if ((t = jsonText(args, 1)) === undefined) return undefined
-    s += (s.length === 1 ? '"args":' : ',"args":') + t
-  }
-  if (permissions !== undefined) {
-    if ((t = jsonText(permissions, 1)) === undefined) return undefined
-    s += (s.length === 1 ? '"permissions":' : ',"permissions":') + t
-  }
-  return s + '}'
 }
 
 /**
@@ -208,17 +108,18 @@ Object.defineProperty(Engine.prototype, 'decide', {
     }
     if (explain !== true && shape < 2 && (snake === undefined || camel === undefined)) {
       const id = snake === undefined ? camel : snake
-      let text
-      if (shape === 1) text = 'null' // what the CLI answers for a request that is no object
+      let length
+      if (shape === 1) length = writeNotObject() // what the CLI answers for a request that is no object
       else {
         try {
-          text = requestText(id, agent, tool, server, args, permissions)
+          length = writeRequest(id, agent, tool, server, args, permissions)
         } catch {
-          text = undefined // a getter or proxy threw: `decideWith` reads again and names it
+          length = -1 // a getter or proxy threw: `decideWith` reads again and names it
         }
       }
-      const fast = text !== undefined && text.length <= TEXT_LIMIT ? fastOf(this) : undefined
-      const code = fast === undefined ? -1 : fast.decide(text)
+      const fast = length >= 0 ? fastOf(this) : undefined
+      const code = fast === undefined ? -1 : fast.decide(requestBytes(), length)
+      trimBuffer()
       if (code >= 0) {
         const n = code >> 1
         let t = fast.shapes[n]

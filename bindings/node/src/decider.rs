@@ -1,9 +1,11 @@
 //! The function `toolgate.js` decides most requests with: a JS function bound to one engine
-//! that takes the request as JSON text and answers with a number (see [`code`]).
+//! that takes the request as UTF-8 JSON text in a byte buffer and answers with a number (see
+//! [`code`]).
 //!
 //! It is a plain Node-API callback whose engine rides in the function's own data pointer,
-//! set when the function is made: a call costs one `napi_get_cb_info`, one string read and
-//! one number, without the receiver unwrapping and borrow bookkeeping that a `#[napi]`
+//! set when the function is made: a call costs one `napi_get_cb_info`, one typed-array lookup
+//! (the text is read in place: no JS string is flattened or converted to UTF-8) and two
+//! numbers, without the receiver unwrapping and borrow bookkeeping that a `#[napi]`
 //! method pays on every call (more than the decision itself).
 
 use crate::output::Raw;
@@ -44,8 +46,9 @@ pub fn code(bound: &Bound, text: &str) -> i32 {
     }
 }
 
-/// A JS function `(text: string) => number` answering with [`code`] for `bound`; the engine
-/// is released when the function is collected.
+/// A JS function `(bytes: Uint8Array, length: number) => number` answering with the [`code`]
+/// of the UTF-8 text in `bytes` for `bound`; the engine is released when the function is
+/// collected.
 ///
 /// # Errors
 ///
@@ -96,10 +99,12 @@ unsafe extern "C" fn release(_env: sys::napi_env, data: *mut c_void, _hint: *mut
     }
 }
 
-/// The decider's Node-API callback: the text argument's [`code`], -1 when it is not a string.
+/// The decider's Node-API callback: `(bytes: Uint8Array, length: number) => number`, the
+/// [`code`] of the UTF-8 text in the first `length` bytes of `bytes`; -1 when the arguments
+/// are not that (or the text is not UTF-8).
 unsafe extern "C" fn call(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-    let mut argc = 1usize;
-    let mut argv = [ptr::null_mut(); 1];
+    let mut argc = 2usize;
+    let mut argv = [ptr::null_mut(); 2];
     let mut data = ptr::null_mut();
     let status = sys::napi_get_cb_info(
         env,
@@ -109,12 +114,12 @@ unsafe extern "C" fn call(env: sys::napi_env, info: sys::napi_callback_info) -> 
         ptr::null_mut(),
         &mut data,
     );
-    let answer = if status != sys::Status::napi_ok || data.is_null() || argc < 1 {
+    let answer = if status != sys::Status::napi_ok || data.is_null() || argc < 2 {
         -1
     } else {
         let bound = &*data.cast::<Bound>();
-        match crate::text::utf8(env, argv[0]) {
-            Some(bytes) => std::panic::catch_unwind(|| match std::str::from_utf8(&bytes) {
+        match bytes(env, argv[0], argv[1]) {
+            Some(text) => std::panic::catch_unwind(|| match std::str::from_utf8(text) {
                 Ok(text) => code(bound, text),
                 Err(_) => -1,
             })
@@ -125,6 +130,44 @@ unsafe extern "C" fn call(env: sys::napi_env, info: sys::napi_callback_info) -> 
     let mut out = ptr::null_mut();
     sys::napi_create_int32(env, answer, &mut out);
     out
+}
+
+/// The first `length` bytes of the `Uint8Array` `array`, read in place; `None` when `array`
+/// is no `Uint8Array` or `length` is no count within it.
+///
+/// # Safety
+///
+/// `env`, `array` and `length` must be the live environment and values of the current call,
+/// and the slice must be dropped before any JS runs (which could detach or change it).
+unsafe fn bytes<'a>(
+    env: sys::napi_env,
+    array: sys::napi_value,
+    length: sys::napi_value,
+) -> Option<&'a [u8]> {
+    let mut kind = 0;
+    let mut len = 0usize;
+    let mut data = ptr::null_mut();
+    let status = sys::napi_get_typedarray_info(
+        env,
+        array,
+        &mut kind,
+        &mut len,
+        &mut data,
+        ptr::null_mut(),
+        ptr::null_mut(),
+    );
+    if status != sys::Status::napi_ok || kind != sys::TypedarrayType::uint8_array {
+        return None;
+    }
+    let mut n = 0u32;
+    if sys::napi_get_value_uint32(env, length, &mut n) != sys::Status::napi_ok {
+        return None;
+    }
+    let n = n as usize;
+    if n > len || data.is_null() {
+        return None;
+    }
+    Some(std::slice::from_raw_parts(data.cast::<u8>(), n))
 }
 
 #[cfg(test)]

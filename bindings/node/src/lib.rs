@@ -13,7 +13,6 @@ mod output;
 mod permissions;
 mod request;
 mod shapes;
-mod text;
 
 pub use decision::{Decision, Request, Rule, TestCase, VisibleTool};
 pub use engine::Engine;

@@ -8,11 +8,17 @@
 //! back into JS costs far more than that copy. Messages that quote the request (an unknown
 //! tool's name, a `bad_request`'s reason) make shapes unbounded in principle, so the table
 //! stops at [`MAX_SHAPES`]; a decision of a new shape past that is answered in full.
+//!
+//! Most decisions borrow every text from the engine (a rule's message, a default's), so they
+//! are first looked up by where those texts are ([`Place`]): a few words to hash and compare
+//! instead of the texts themselves. The engine outlives its table and never changes, so the
+//! same place always holds the same texts.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::Mutex;
-use toolgate::Decision;
+use toolgate::{Decision, Reason};
 
 /// The most shapes one engine numbers.
 pub const MAX_SHAPES: usize = 4096;
@@ -27,35 +33,70 @@ pub struct Shapes {
 struct Table {
     /// Shape numbers by the hash of their fields (collisions share a list).
     by_hash: HashMap<u64, Vec<u32>, BuildHasherDefault<Fx>>,
+    /// Shape numbers by the place of their texts, for decisions borrowing all of them.
+    by_place: HashMap<Place, u32, BuildHasherDefault<Fx>>,
     /// The shapes, by number, each a decision without `tool_use_id` and explanation.
     entries: Vec<Decision<'static>>,
+}
+
+/// Where a decision's texts are (address and length), when it borrows all of them from the
+/// engine: equal places mean equal texts.
+#[derive(PartialEq, Eq, Hash)]
+struct Place {
+    reason: Reason,
+    message: (usize, usize),
+    permission: (usize, usize),
+    argument: (usize, usize),
+    rule: usize,
+    policy_hash: (usize, usize),
+}
+
+impl Place {
+    /// The place of `d`'s texts; `None` when it owns one of them.
+    fn of(d: &Decision<'_>) -> Option<Place> {
+        #[allow(
+            clippy::ptr_arg,
+            reason = "whether the text is borrowed is what is asked, not only its content"
+        )]
+        fn text(t: &Cow<'_, str>) -> Option<(usize, usize)> {
+            match t {
+                Cow::Borrowed(s) => Some((s.as_ptr() as usize, s.len())),
+                Cow::Owned(_) => None,
+            }
+        }
+        fn optional(t: &Option<Cow<'_, str>>) -> Option<(usize, usize)> {
+            t.as_ref().map_or(Some((0, 0)), text)
+        }
+        Some(Place {
+            reason: d.reason,
+            message: text(&d.message)?,
+            permission: optional(&d.permission)?,
+            argument: optional(&d.argument)?,
+            rule: match &d.rule {
+                None => 0,
+                Some(Cow::Borrowed(r)) => std::ptr::from_ref(*r) as usize,
+                Some(Cow::Owned(_)) => return None,
+            },
+            policy_hash: text(&d.policy_hash)?,
+        })
+    }
 }
 
 impl Shapes {
     /// The number of `d`'s shape, numbered now when it is new; `None` when it is new and the
     /// table is full (or its lock was poisoned).
     pub fn number(&self, d: &Decision<'_>) -> Option<u32> {
-        let mut h = Fx::default();
-        hash_shape(d, &mut h);
-        let key = h.finish();
+        let place = Place::of(d);
         let mut table = self.table.lock().ok()?;
-        if let Some(found) = table.by_hash.get(&key).and_then(|numbers| {
-            numbers
-                .iter()
-                .copied()
-                .find(|&n| same_shape(&table.entries[n as usize], d))
-        }) {
-            return Some(found);
+        if let Some(&n) = place.as_ref().and_then(|p| table.by_place.get(p)) {
+            return Some(n);
         }
-        if table.entries.len() >= MAX_SHAPES {
-            return None;
+        let n = table.number_by_fields(d)?;
+        if let Some(p) = place {
+            if table.by_place.len() < MAX_SHAPES {
+                table.by_place.insert(p, n);
+            }
         }
-        let n = table.entries.len() as u32;
-        let mut entry = d.clone().into_owned();
-        entry.tool_use_id = None;
-        entry.explanation = None;
-        table.entries.push(entry);
-        table.by_hash.entry(key).or_default().push(n);
         Some(n)
     }
 
@@ -63,6 +104,34 @@ impl Shapes {
     pub fn get(&self, n: u32) -> Option<Decision<'static>> {
         let table = self.table.lock().ok()?;
         table.entries.get(n as usize).cloned()
+    }
+}
+
+impl Table {
+    /// The number of `d`'s shape found by its fields, numbered now when it is new; `None` when
+    /// it is new and the table is full.
+    fn number_by_fields(&mut self, d: &Decision<'_>) -> Option<u32> {
+        let mut h = Fx::default();
+        hash_shape(d, &mut h);
+        let key = h.finish();
+        if let Some(found) = self.by_hash.get(&key).and_then(|numbers| {
+            numbers
+                .iter()
+                .copied()
+                .find(|&n| same_shape(&self.entries[n as usize], d))
+        }) {
+            return Some(found);
+        }
+        if self.entries.len() >= MAX_SHAPES {
+            return None;
+        }
+        let n = self.entries.len() as u32;
+        let mut entry = d.clone().into_owned();
+        entry.tool_use_id = None;
+        entry.explanation = None;
+        self.entries.push(entry);
+        self.by_hash.entry(key).or_default().push(n);
+        Some(n)
     }
 }
 
@@ -174,6 +243,27 @@ mod tests {
         assert_eq!(got, want);
         assert_eq!(shapes.get(a).unwrap().tool_use_id, None);
         assert!(shapes.get(d + 1).is_none());
+    }
+
+    #[test]
+    fn borrowed_and_owned_texts_of_one_shape_share_its_number() {
+        let e = engine();
+        let shapes = Shapes::default();
+        let req =
+            toolgate::Request::from_json(r#"{"agent":"a","tool":"t","args":{"p":"y"}}"#).unwrap();
+        let borrowed = e.decide(&req);
+        assert!(Place::of(&borrowed).is_some());
+        let owned = borrowed.clone().into_owned();
+        assert!(Place::of(&owned).is_none());
+        // Numbered by its fields first, then found by its texts' place, and the other way.
+        let n = shapes.number(&owned).unwrap();
+        assert_eq!(shapes.number(&borrowed), Some(n));
+        assert_eq!(shapes.number(&borrowed), Some(n));
+        let other = toolgate::Request::new("a", "t");
+        let m = shapes.number(&e.decide(&other)).unwrap();
+        assert_ne!(m, n);
+        assert_eq!(shapes.number(&e.decide(&other).into_owned()), Some(m));
+        assert_eq!(shapes.get(n).unwrap().message, borrowed.message);
     }
 
     #[test]
