@@ -73,35 +73,9 @@ fn keep_longer(best: &mut Vec<u8>, other: Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lint::lang::tests::{glob, re};
     use crate::lint::lang::Langs;
-    use crate::pattern::glob::translate;
     use proptest::prelude::*;
-
-    fn re(r: &str) -> CondTest {
-        CondTest::Str {
-            pattern: StrPattern::Regex(r.into()),
-            negated: false,
-        }
-    }
-
-    fn glob(text: &str) -> CondTest {
-        let t = translate(text).unwrap();
-        let pattern = if t.is_path {
-            StrPattern::PathGlob {
-                text: text.into(),
-                regex: t.regex,
-            }
-        } else {
-            StrPattern::Glob {
-                text: text.into(),
-                regex: t.regex,
-            }
-        };
-        CondTest::Str {
-            pattern,
-            negated: false,
-        }
-    }
 
     #[test]
     fn factors_are_the_longest_required_literal() {

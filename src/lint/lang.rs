@@ -714,11 +714,12 @@ fn str_disjoint(a: &StrSet, b: &StrSet, langs: &mut Langs) -> Option<bool> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::pattern::glob::translate;
 
-    fn glob(text: &str) -> CondTest {
+    /// A glob condition as resolve makes it (a path pattern when it starts with `/`).
+    pub(crate) fn glob(text: &str) -> CondTest {
         let t = translate(text).unwrap();
         let pattern = if t.is_path {
             StrPattern::PathGlob {
@@ -737,7 +738,8 @@ mod tests {
         }
     }
 
-    fn re(r: &str) -> CondTest {
+    /// A regex condition.
+    pub(crate) fn re(r: &str) -> CondTest {
         CondTest::Str {
             pattern: StrPattern::Regex(r.into()),
             negated: false,

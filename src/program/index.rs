@@ -394,19 +394,9 @@ impl PatternIndex {
             locations: Vec::new(),
         };
         for (prefix, mut members) in kept {
-            if members.iter().filter(|(h, _)| floating::floats(h)).count()
-                > floating::MAX_FLOATING_PER_DFA
-            {
-                members.retain(|(h, i)| {
-                    let keep = !floating::floats(h);
-                    if !keep {
-                        fallback.push(*i);
-                    }
-                    keep
-                });
-                if members.is_empty() {
-                    continue;
-                }
+            floating::divert(&mut members, &mut fallback);
+            if members.is_empty() {
+                continue;
             }
             let (hirs, ids): (Vec<Hir>, Vec<PatternId>) = members.into_iter().unzip();
             match automata.dfa(hirs, true, limits) {
@@ -433,19 +423,8 @@ impl PatternIndex {
             };
             index.prefix_dfa = Some(automata.dfa(literals, true, prefix_limits)?);
         }
-        for group in [&mut rest, &mut word_rest] {
-            if group.iter().filter(|(h, _)| floating::floats(h)).count()
-                > floating::MAX_FLOATING_PER_DFA
-            {
-                group.retain(|(h, i)| {
-                    let keep = !floating::floats(h);
-                    if !keep {
-                        fallback.push(*i);
-                    }
-                    keep
-                });
-            }
-        }
+        floating::divert(&mut rest, &mut fallback);
+        floating::divert(&mut word_rest, &mut fallback);
         index.rest = shards(rest, false, automata, limits, &mut fallback)?;
         index.word_rest = shards(word_rest, true, automata, limits, &mut fallback)?;
         if !fallback.is_empty() {

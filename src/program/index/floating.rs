@@ -7,10 +7,26 @@
 //! takes seconds before it fails the size budget. Past [`MAX_FLOATING_PER_DFA`] in one group,
 //! such patterns go to the fallback regex (a lazy DFA gated by their literals) instead.
 
+use crate::program::ids::PatternId;
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 /// The most floating patterns one DFA of the index holds.
 pub(super) const MAX_FLOATING_PER_DFA: usize = 4;
+
+/// Moves the floating patterns of `group` to `fallback` when it holds more than
+/// [`MAX_FLOATING_PER_DFA`] of them.
+pub(super) fn divert(group: &mut Vec<(Hir, PatternId)>, fallback: &mut Vec<PatternId>) {
+    if group.iter().filter(|(h, _)| floats(h)).count() <= MAX_FLOATING_PER_DFA {
+        return;
+    }
+    group.retain(|(h, i)| {
+        let keep = !floats(h);
+        if !keep {
+            fallback.push(*i);
+        }
+        keep
+    });
+}
 
 /// True when a match of `hir` floats (see the module documentation).
 pub(super) fn floats(hir: &Hir) -> bool {
