@@ -814,7 +814,6 @@ impl Resolver<'_> {
     }
 }
 
-/// Checks a regex literal, pointing any error into the literal.
 /// A path pattern written out of normal form still works (it is matched in normal form), but
 /// the reader of the policy should see what it means.
 fn path_not_normal_warning(g: &ast::StrLit, normal: &str) -> Diagnostic {
@@ -876,6 +875,7 @@ fn path_not_normalizable_error(
     .with_help("values are matched after `..` is resolved, so the pattern must be too: remove the `..` or spell out the directory it leads to")
 }
 
+/// Checks a regex literal, pointing any error into the literal.
 fn validate_regex(lit: &ast::StrLit, sources: &SourceMap) -> Result<(), Box<Diagnostic>> {
     let pattern = &lit.value;
     let body_start = lit.span.start + 3; // re"
