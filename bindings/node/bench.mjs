@@ -155,20 +155,31 @@ const BUILDERS = { toolgate: buildToolgate, cedar: buildCedar, casbin: buildCasb
 
 // --- timing ----------------------------------------------------------------------------------
 
-/** Runs `run` for about WARM_MS (at least 3 calls), so JIT and wasm tiers have settled. */
-function warm(run) {
-  const start = performance.now()
-  for (let i = 0; i < 3 || performance.now() - start < WARM_MS; i++) run()
-}
-
-/** How many calls of `run` fill about SAMPLE_MS. */
-function calibrate(run) {
-  warm(run)
-  let k = 1
-  for (;;) {
+/**
+ * A timing loop of its own: `(run, k) => ns` for `k` calls of `run`. Each engine gets a
+ * separately compiled copy, so the JIT's feedback at the `run()` call site is one engine's
+ * only: with one shared loop the site turns polymorphic once the engines take turns, and every
+ * engine is then timed through a slower call than a host calling it alone would make.
+ */
+function ownLoop() {
+  // eslint-disable-next-line no-new-func
+  return new Function('run', 'k', `
     const t0 = process.hrtime.bigint()
     for (let i = 0; i < k; i++) run()
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6
+    return Number(process.hrtime.bigint() - t0)
+  `)
+}
+
+/**
+ * How many calls of `run` through `loop` fill about SAMPLE_MS, after running it for about
+ * WARM_MS (so JIT and wasm tiers have settled).
+ */
+function calibrate(run, loop) {
+  const start = performance.now()
+  for (let i = 0; i < 3 || performance.now() - start < WARM_MS; i++) loop(run, 1)
+  let k = 1
+  for (;;) {
+    const ms = loop(run, k) / 1e6
     if (ms >= SAMPLE_MS / 4 || k >= 1 << 24) return Math.max(1, Math.round((k * SAMPLE_MS) / Math.max(ms, 1e-3)))
     k *= 4
   }
@@ -176,17 +187,19 @@ function calibrate(run) {
 
 /**
  * Median ns per call of each engine's `run`, the engines' samples interleaved (one sample of
- * each in turn), so that every engine is timed over the same stretch of a shared machine.
- * Up to SAMPLES samples each; an engine stops after 3 samples once its cell took CELL_MS.
+ * each in turn), so that every engine is timed over the same stretch of a shared machine, each
+ * through its own loop (`ownLoop`). Up to SAMPLES samples each; an engine stops after 3
+ * samples once its cell took CELL_MS.
  */
 function measureTogether(runs) {
-  const state = runs.map((run) => ({ run, k: calibrate(run), samples: [], spent: 0 }))
+  const state = runs.map((run) => {
+    const loop = ownLoop()
+    return { run, loop, k: calibrate(run, loop), samples: [], spent: 0 }
+  })
   for (let round = 0; round < SAMPLES; round++) {
     for (const st of state) {
       if (st.samples.length >= 3 && st.spent > CELL_MS) continue
-      const t0 = process.hrtime.bigint()
-      for (let i = 0; i < st.k; i++) st.run()
-      const ns = Number(process.hrtime.bigint() - t0)
+      const ns = st.loop(st.run, st.k)
       st.spent += ns / 1e6
       st.samples.push(ns / st.k)
     }
