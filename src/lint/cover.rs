@@ -24,7 +24,7 @@ use super::lang::{StrSet, ValueSet};
 use super::Context;
 use crate::resolve::{CondTest, NamePattern, RuleDef, TargetDef};
 use crate::syntax::ast::Effect;
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use std::collections::HashMap;
 
 /// The candidate pairs the coverage lints of one run may compare together.
@@ -48,14 +48,24 @@ type BucketKey = (ToolKey, Option<Vec<String>>);
 /// condition.
 type ByPrefix = HashMap<String, HashMap<String, Vec<usize>>>;
 
+/// Up to this many window lookups (distinct factor lengths times the value's length), the
+/// factors in a value are found by looking up each window; past it, by an automaton.
+const WINDOW_LOOKUPS: usize = 512;
+
 /// The rules of one bucket without a literal prefix or suffix but with a required factor:
-/// the factors, the rules of each, and an automaton finding them in a value.
+/// the factors, the rules of each, and how to find them in a value.
 #[derive(Default)]
 struct ByFactor {
     factors: Vec<Vec<u8>>,
     rules: Vec<Vec<usize>>,
     positions: HashMap<Vec<u8>, usize>,
-    finder: Option<AhoCorasick>,
+    /// The factors' distinct lengths.
+    lengths: Vec<usize>,
+    /// An automaton over the factors, built the first time a value is too long for window
+    /// lookups (`None` inside when it cannot be built). Values are samples, mostly short, so
+    /// it is seldom built: building one over thousands of factors costs more than all the
+    /// lookups (its construction is quadratic when many short factors share a prefix).
+    finder: std::cell::OnceCell<Option<AhoCorasick>>,
 }
 
 impl ByFactor {
@@ -63,6 +73,9 @@ impl ByFactor {
         let next = self.factors.len();
         let at = *self.positions.entry(factor.clone()).or_insert(next);
         if at == next {
+            if let Err(i) = self.lengths.binary_search(&factor.len()) {
+                self.lengths.insert(i, factor.len());
+            }
             self.factors.push(factor);
             self.rules.push(Vec::new());
         }
@@ -74,15 +87,36 @@ impl ByFactor {
     /// The rules whose factor occurs in `value`; every rule when `value` is unknown (or the
     /// automaton could not be built).
     fn find(&self, value: Option<&[u8]>, out: &mut Vec<usize>) {
-        match (value, &self.finder) {
-            (Some(v), Some(f)) => {
+        let Some(v) = value else {
+            self.rules.iter().for_each(|r| out.extend(r));
+            return;
+        };
+        if self.lengths.len().saturating_mul(v.len()) <= WINDOW_LOOKUPS {
+            // Factors are never empty (`windows` needs a length of at least one).
+            for &n in self.lengths.iter().filter(|&&n| n > 0) {
+                for w in v.windows(n) {
+                    if let Some(rules) = self.positions.get(w).and_then(|&at| self.rules.get(at)) {
+                        out.extend(rules);
+                    }
+                }
+            }
+            return;
+        }
+        let finder = self.finder.get_or_init(|| {
+            AhoCorasick::builder()
+                .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                .build(&self.factors)
+                .ok()
+        });
+        match finder {
+            Some(f) => {
                 for m in f.find_overlapping_iter(v) {
                     if let Some(rules) = self.rules.get(m.pattern().as_usize()) {
                         out.extend(rules);
                     }
                 }
             }
-            _ => self.rules.iter().for_each(|r| out.extend(r)),
+            None => self.rules.iter().for_each(|r| out.extend(r)),
         }
     }
 }
@@ -156,9 +190,6 @@ impl RuleIndex {
                     .or_default()
                     .push(s);
             }
-        }
-        for by in index.factors.values_mut() {
-            by.finder = AhoCorasick::new(&by.factors).ok();
         }
         index
     }

@@ -203,7 +203,7 @@ const MAX_REQUIRED_LITERALS: usize = 64;
 /// literal and at most [`MAX_REQUIRED_LITERALS`] of them. `^select\s+[\w ]{1,40}\s+from\s+t1_`
 /// gives `select`, `from` and `t1_` (among shorter ones); `\b(drop|grant)\b` gives
 /// {`drop`, `grant`}.
-fn required_literal_sets(hir: &Hir) -> Vec<Vec<Vec<u8>>> {
+pub(super) fn required_literal_sets(hir: &Hir) -> Vec<Vec<Vec<u8>>> {
     let mut hir = hir;
     while let HirKind::Capture(c) = hir.kind() {
         hir = &c.sub;

@@ -28,6 +28,7 @@ use std::collections::HashMap;
 
 mod floating;
 mod focus;
+mod gated;
 pub(crate) use focus::Location;
 
 /// Most patterns compiled into one unanchored DFA shard.
@@ -424,6 +425,7 @@ impl PatternIndex {
             index.prefix_dfa = Some(automata.dfa(literals, true, prefix_limits)?);
         }
         floating::divert(&mut rest, &mut fallback);
+        gated::divert(&mut rest, &mut fallback, SHARD_PATTERNS);
         floating::divert(&mut word_rest, &mut fallback);
         index.rest = shards(rest, false, automata, limits, &mut fallback)?;
         index.word_rest = shards(word_rest, true, automata, limits, &mut fallback)?;
@@ -649,6 +651,22 @@ mod tests {
         out
     }
 
+    /// The patterns that `regex_automata::meta::Regex` finds in `value`: what the index must
+    /// answer whichever way it holds them.
+    fn searched(pats: &[String], value: &str) -> Vec<usize> {
+        pats.iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                regex_automata::meta::Regex::builder()
+                    .syntax(regex_automata::util::syntax::Config::new().utf8(false))
+                    .build(p)
+                    .unwrap()
+                    .is_match(value)
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+
     #[test]
     fn path_patterns_are_indexed_by_their_directory() {
         // `/home/u/p1/**` reads `^/home/u/p1/.*$|^/home/u/p1$`: it must go to a prefix
@@ -728,19 +746,35 @@ mod tests {
             "-",
             "",
         ] {
-            let want: Vec<usize> = pats
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| {
-                    regex_automata::meta::Regex::builder()
-                        .syntax(regex_automata::util::syntax::Config::new().utf8(false))
-                        .build(p)
-                        .unwrap()
-                        .is_match(value)
-                })
-                .map(|(i, _)| i)
-                .collect();
-            assert_eq!(matches(&refs, value), want, "{value}");
+            assert_eq!(matches(&refs, value), searched(&pats, value), "{value}");
+        }
+    }
+
+    #[test]
+    fn many_unanchored_patterns_are_gated_by_their_literals_and_match_as_before() {
+        // Past one shard, unanchored patterns with a literal of their own go to the gated
+        // fallback; those without (`[a-z]+[0-9]{2}`) stay in a shard.
+        let mut pats: Vec<String> = (0..150)
+            .map(|i| format!("(foo|bar)[0-9]+-{i}"))
+            .chain((0..20).map(|i| format!("(?i)tok{i}en")))
+            .collect();
+        pats.extend(["[a-z]+[0-9]{2}".to_string(), "^/data/".to_string()]);
+        let mut automata = Automata::default();
+        let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
+        let fallback = idx.fallback.as_ref().map_or(0, |f| f.patterns.len());
+        assert_eq!(fallback, 170);
+        assert_eq!(idx.rest.len(), 1);
+        let refs: Vec<&str> = pats.iter().map(String::as_str).collect();
+        for value in [
+            "foo12-5",
+            "xbar7-149y",
+            "foo-5",
+            "TOK7EN and foo0-12",
+            "ab12",
+            "/data/bar1-1",
+            "",
+        ] {
+            assert_eq!(matches(&refs, value), searched(&pats, value), "{value}");
         }
     }
 
