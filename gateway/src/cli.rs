@@ -20,11 +20,10 @@ pub const DEFAULT_KEYS: &str = "keys.json";
 
 /// The default number of runtime threads serving `gateway` and `serve`: one. A call hands over
 /// between about eight tasks (connection, rmcp's session or per-request service, the handler,
-/// the upstream client); on one thread (a current-thread runtime, see [`runtime`]) each
-/// hand-over is a queue push, while with more threads
-/// most of them wake another thread (a futex call and a context switch each, and on a virtual
-/// machine an inter-processor interrupt). `--worker-threads` raises it for many concurrent
-/// agents (README, Load test).
+/// the upstream client); on one thread (a current-thread runtime) each hand-over is a queue
+/// push, while with more threads most of them wake another thread (a futex call and a context
+/// switch each, and on a virtual machine an inter-processor interrupt). `--worker-threads`
+/// raises it for many concurrent agents (README, Load test).
 pub const DEFAULT_WORKER_THREADS: usize = 1;
 
 /// toolgate's MCP gateway and decision API.
