@@ -20,10 +20,10 @@ pub const DEFAULT_KEYS: &str = "keys.json";
 
 /// The default number of runtime threads serving `gateway` and `serve`: one. A call hands over
 /// between about eight tasks (connection, rmcp's session or per-request service, the handler,
-/// the upstream client); on one thread each hand-over is a queue push, while with more threads
-/// most of them wake another thread (a futex call and a context switch each, and on a virtual
-/// machine an inter-processor interrupt). `--worker-threads` raises it for many concurrent
-/// agents (README, Load test).
+/// the upstream client); on one thread (a current-thread runtime) each hand-over is a queue
+/// push, while with more threads most of them wake another thread (a futex call and a context
+/// switch each, and on a virtual machine an inter-processor interrupt). `--worker-threads`
+/// raises it for many concurrent agents (README, Load test).
 pub const DEFAULT_WORKER_THREADS: usize = 1;
 
 /// toolgate's MCP gateway and decision API.
@@ -233,20 +233,33 @@ pub async fn run_daemon(config: PathBuf, allow_remote: bool, log_args: bool, mod
     0
 }
 
+/// The runtime a command runs on. The daemon with one worker thread (the default, see
+/// [`DEFAULT_WORKER_THREADS`]) runs on a current-thread runtime: every task of a call (the
+/// connection, rmcp's session or per-request service, the handler, the upstream client) then
+/// runs on the thread that polls the sockets and pipes, and a hand-over between them is a
+/// queue push, with no wake-up of another thread. With more worker threads it is tokio's
+/// multi-thread runtime; the one-shot commands keep tokio's default.
+fn runtime(command: &Command) -> tokio::runtime::Builder {
+    match command {
+        Command::Gateway { worker_threads, .. } | Command::Serve { worker_threads, .. } => {
+            if *worker_threads == 1 {
+                tokio::runtime::Builder::new_current_thread()
+            } else {
+                let mut builder = tokio::runtime::Builder::new_multi_thread();
+                builder.worker_threads(*worker_threads);
+                builder
+            }
+        }
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    }
+}
+
 /// Parses the arguments and runs the command; returns the exit code.
 pub fn main_with(cli: Cli) -> i32 {
     match cli.command {
         Command::Keys { action } => run_keys(action),
         command => {
-            // The daemon runs `--worker-threads` runtime threads (one by default, see
-            // DEFAULT_WORKER_THREADS); the one-shot commands keep tokio's default.
-            let mut builder = tokio::runtime::Builder::new_multi_thread();
-            if let Command::Gateway { worker_threads, .. } | Command::Serve { worker_threads, .. } =
-                &command
-            {
-                builder.worker_threads(*worker_threads);
-            }
-            let rt = match builder.enable_all().build() {
+            let rt = match runtime(&command).enable_all().build() {
                 Ok(rt) => rt,
                 Err(e) => return fail(2, format!("cannot start the runtime: {e}")),
             };

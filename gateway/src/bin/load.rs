@@ -5,8 +5,14 @@
 //! this executable) in front of the same upstream, one call at a time, once per protocol
 //! revision (a 2025-11-25 session, then sessionless 2026-07-28), and reports p50/p99 latency
 //! of each, the latency the gateway adds, calls/s, the gateway's resident memory before and
-//! after the runs, and the policy decision's share of the added latency (from the decision
-//! log's `decision_us`). `--check` makes it exit 1 on any error or on memory growth.
+//! after the runs, the CPU time per call of this client and of the gateway (all their threads,
+//! from `/proc/PID/task/*/schedstat`, a figure that other processes' load disturbs far less than
+//! latency), and the policy decision's share of the added latency (from the decision log's
+//! `decision_us`). `--check` makes it exit 1 on any error or on memory growth.
+//!
+//! The direct and the gateway path run on the same client setup (one current-thread runtime,
+//! the same rmcp client code), so that what the gateway path adds is the gateway's hop and not
+//! a difference between two clients; the upstream runs on a current-thread runtime as well.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -102,6 +108,55 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[i.min(sorted.len() - 1)]
 }
 
+/// CPU time (ns) the process has spent on all its threads still running: the sum of the first
+/// field of each `/proc/PID/task/TID/schedstat` (`self` for this process); 0 when unreadable.
+fn cpu_ns(pid: Option<u32>) -> u64 {
+    let dir = match pid {
+        Some(pid) => format!("/proc/{pid}/task"),
+        None => "/proc/self/task".to_string(),
+    };
+    let Ok(tasks) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    tasks
+        .filter_map(Result::ok)
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| {
+            s.split_whitespace()
+                .next()
+                .and_then(|v| v.parse::<u64>().ok())
+        })
+        .sum()
+}
+
+/// A run's latencies (µs), errors, duration (s), and CPU per call (µs) of this client and, for
+/// a run through the gateway, of the gateway.
+struct Run {
+    lat: Vec<f64>,
+    errors: usize,
+    secs: f64,
+    client_cpu_us: f64,
+    gateway_cpu_us: Option<f64>,
+}
+
+/// `n` measured calls, with the CPU this client (and the gateway, given its pid) spent on them.
+async fn measured(peer: &rmcp::Peer<rmcp::RoleClient>, n: usize, gateway: Option<u32>) -> Run {
+    let (client0, gateway0) = (cpu_ns(None), gateway.map(|p| cpu_ns(Some(p))));
+    let (lat, errors, secs) = run_calls(peer, n).await;
+    let per_call = |ns: u64| ns as f64 / 1e3 / lat.len().max(1) as f64;
+    let client_cpu_us = per_call(cpu_ns(None).saturating_sub(client0));
+    let gateway_cpu_us = gateway
+        .zip(gateway0)
+        .map(|(p, before)| per_call(cpu_ns(Some(p)).saturating_sub(before)));
+    Run {
+        lat,
+        errors,
+        secs,
+        client_cpu_us,
+        gateway_cpu_us,
+    }
+}
+
 fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
@@ -140,13 +195,20 @@ async fn run_calls(peer: &rmcp::Peer<rmcp::RoleClient>, n: usize) -> (Vec<f64>, 
     (lat, errors, secs)
 }
 
-fn summary(name: &str, lat: &mut [f64], errors: usize, secs: f64) -> (f64, f64) {
+fn summary(name: &str, run: &mut Run) -> (f64, f64) {
+    let lat = &mut run.lat;
     lat.sort_by(f64::total_cmp);
     let (p50, p99) = (percentile(lat, 0.5), percentile(lat, 0.99));
+    let gateway_cpu = run
+        .gateway_cpu_us
+        .map(|us| format!(" gateway_cpu={us:.1}us/call"))
+        .unwrap_or_default();
     println!(
-        "{name:<8} calls={} errors={errors} p50={p50:.1}us p99={p99:.1}us calls/s={:.0}",
+        "{name:<8} calls={} errors={} p50={p50:.1}us p99={p99:.1}us calls/s={:.0} client_cpu={:.1}us/call{gateway_cpu}",
         lat.len(),
-        lat.len() as f64 / secs
+        run.errors,
+        lat.len() as f64 / run.secs,
+        run.client_cpu_us,
     );
     (p50, p99)
 }
@@ -176,7 +238,7 @@ async fn bench_in(args: &Args, me: &Path, gateway_exe: &Path, dir: &Path) -> Res
     let child = TokioChildProcess::new(cmd).map_err(|e| e.to_string())?;
     let direct = ().serve(child).await.map_err(|e| e.to_string())?;
     run_calls(direct.peer(), warmup).await;
-    let (mut d_lat, d_err, d_secs) = run_calls(direct.peer(), args.calls).await;
+    let mut direct_run = measured(direct.peer(), args.calls, None).await;
     let _ = direct.cancel().await;
 
     // Through the gateway.
@@ -235,9 +297,9 @@ async fn bench_in(args: &Args, me: &Path, gateway_exe: &Path, dir: &Path) -> Res
             // Memory is compared from the end of the first warm-up, when the gateway has
             // started its upstream and served calls.
             rss_before.get_or_insert_with(|| rss_kib(gw_pid));
-            let (lat, err, secs) = run_calls(client.peer(), args.calls).await;
+            let run = measured(client.peer(), args.calls, Some(gw_pid)).await;
             let _ = client.cancel().await;
-            runs.push((name, lat, err, secs));
+            runs.push((name, run));
         }
         let rss_after = rss_kib(gw_pid);
         Ok::<_, String>((runs, rss_before.unwrap_or(0), rss_after))
@@ -259,11 +321,11 @@ async fn bench_in(args: &Args, me: &Path, gateway_exe: &Path, dir: &Path) -> Res
         "toolgate-gateway load: {} sequential tools/call on loopback after {warmup} warm-up calls, per protocol revision",
         args.calls
     );
-    let (d50, d99) = summary("direct", &mut d_lat, d_err, d_secs);
-    let mut errors = d_err;
-    for (i, (name, mut lat, err, secs)) in runs.into_iter().enumerate() {
-        errors += err;
-        let (g50, g99) = summary(&format!("gateway {name}"), &mut lat, err, secs);
+    let (d50, d99) = summary("direct", &mut direct_run);
+    let mut errors = direct_run.errors;
+    for (i, (name, mut run)) in runs.into_iter().enumerate() {
+        errors += run.errors;
+        let (g50, g99) = summary(&format!("gateway {name}"), &mut run);
         let added50 = g50 - d50;
         println!("added {name} p50={added50:.1}us p99={:.1}us", g99 - d99);
         let first = i * (warmup + args.calls) + warmup;
@@ -350,7 +412,11 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread()
+    // One thread, in the benchmark and in the upstream alike: a sequential client on a
+    // multi-thread runtime would pay a wake-up of another thread at most of its hand-overs
+    // (its own task, the HTTP connection's, the child's pipes), on the direct and the gateway
+    // path alike, and that cost is the client's, not the gateway's.
+    let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
