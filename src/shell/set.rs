@@ -14,7 +14,7 @@ use super::parser;
 use super::pattern::Pattern;
 use super::unreadable::Unreadable;
 use super::words::{Command, CommandView, Word};
-use super::wrappers::basename;
+use super::wrappers::{self, basename, WRAPPERS};
 
 /// The index of a pattern in its set, in the order added.
 pub type PatternId = usize;
@@ -144,8 +144,22 @@ impl parser::Sink for DenySink<'_> {
     }
 
     #[inline]
+    fn command_named(&mut self, cmd: CommandView<'_>, base: &str) {
+        self.set.deny_named(cmd, base, &mut self.matches)
+    }
+
+    #[inline]
     fn wants(&self, base: &str) -> bool {
         self.set.may_deny(base)
+    }
+
+    #[inline]
+    fn keeps(&self, base: &str) -> bool {
+        let names = &self.set.kept_bases;
+        if names.is_empty() {
+            return wrappers::find_base(base).is_some() || self.wants(base);
+        }
+        names.get(base).is_some() || self.set.may_glob(base)
     }
 }
 
@@ -160,6 +174,9 @@ pub struct PatternSet {
     /// Deny: exact program last components, likewise.
     bases: NameTable,
     by_base: Vec<Vec<PatternId>>,
+    /// Deny: the wrappers' names and the exact program last components, in one table (whether
+    /// a command's words must be kept is one lookup); empty while the set is.
+    kept_bases: NameTable,
     /// Patterns whose program word is a glob, with the literal text it starts with.
     glob_program: Vec<(String, PatternId)>,
     glob_base: Vec<(String, PatternId)>,
@@ -212,8 +229,16 @@ impl PatternSet {
             Some(p) => index_under(&mut self.programs, &mut self.by_program, p, id),
             None => self.glob_program.push((pattern.program_prefix(false), id)),
         }
+        if self.kept_bases.is_empty() {
+            for w in WRAPPERS {
+                self.kept_bases.insert(w.name);
+            }
+        }
         match pattern.program_base() {
-            Some(p) => index_under(&mut self.bases, &mut self.by_base, p, id),
+            Some(p) => {
+                self.kept_bases.insert(p);
+                index_under(&mut self.bases, &mut self.by_base, p, id)
+            }
             None => {
                 let prefix = pattern.program_prefix(true);
                 match prefix.as_bytes().first() {
@@ -311,20 +336,23 @@ impl PatternSet {
 
     /// [`PatternSet::deny_command`] for a view of a command's words.
     pub fn deny_view(&self, cmd: CommandView<'_>, m: &mut Matches) {
-        let (candidates, base): (&[PatternId], &str) = match cmd.get(0) {
-            Some(Word::Literal(program)) => {
-                let base = basename(program);
-                (ids_of(&self.bases, &self.by_base, base), base)
-            }
+        match cmd.get(0) {
+            Some(Word::Literal(program)) => self.deny_named(cmd, basename(program), m),
             // A run-time program could be anything.
             Some(Word::Unknown { .. }) => {
                 for id in 0..self.patterns.len() {
                     m.insert(id);
                 }
-                return;
             }
-            None => return,
-        };
+            None => {}
+        }
+    }
+
+    /// [`PatternSet::deny_view`] for a command whose program is a known word with the last
+    /// path component `base`.
+    #[inline]
+    fn deny_named(&self, cmd: CommandView<'_>, base: &str, m: &mut Matches) {
+        let candidates = ids_of(&self.bases, &self.by_base, base);
         let may_glob = self.may_glob(base);
         if candidates.is_empty() && !may_glob {
             // Most programs are named by no pattern.

@@ -497,10 +497,15 @@ fn index() -> &'static NameTable {
 /// The last path component of a command word (`/bin/rm` -> `rm`).
 #[inline]
 pub fn basename(program: &str) -> &str {
-    match program.as_bytes().iter().rposition(|&b| b == b'/') {
-        Some(i) => program.get(i + 1..).unwrap_or(program),
-        None => program,
+    let bytes = program.as_bytes();
+    let mut i = bytes.len();
+    while let Some(k) = i.checked_sub(1) {
+        if bytes.get(k) == Some(&b'/') {
+            return program.get(i..).unwrap_or(program);
+        }
+        i = k;
     }
+    program
 }
 
 /// What a wrapper runs.
