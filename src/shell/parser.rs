@@ -11,7 +11,7 @@
 
 use super::unreadable::{Construct, Unreadable};
 use super::words::{Command, CommandView, Word, WordKind};
-use super::wrappers::{self, Runs};
+use super::wrappers::{self, Runs, Wrapper};
 
 /// How deep `$(...)`, `(...)`, backticks, `sh -c` strings and wrapper chains are followed.
 pub const MAX_DEPTH: u32 = 16;
@@ -83,11 +83,11 @@ pub(crate) trait Sink {
     fn command(&mut self, cmd: CommandView<'_>);
 
     /// [`Sink::command`] for a command whose program is the known word whose last path
-    /// component is `base`.
+    /// component is `base`; returns the wrapper named `base`, if any.
     #[inline]
-    fn command_named(&mut self, cmd: CommandView<'_>, base: &str) {
-        let _ = base;
-        self.command(cmd)
+    fn command_named(&mut self, cmd: CommandView<'_>, base: &str) -> Option<&'static Wrapper> {
+        self.command(cmd);
+        wrappers::find_base(base)
     }
 
     /// Whether the sink needs the commands whose program's last path component is `base`
@@ -304,6 +304,34 @@ fn is_invisible(c: char) -> bool {
         | 0xFEFF | 0xFFA0 | 0xFFF9..=0xFFFB | 0x1D173..=0x1D17A | 0xE0000..=0xE0FFF)
 }
 
+/// Whether `raw` is a reserved word the generous reading treats apart where a command starts.
+#[inline]
+fn starts_compound(raw: &[u8]) -> bool {
+    matches!(
+        raw,
+        b"!" | b"{"
+            | b"}"
+            | b"if"
+            | b"then"
+            | b"else"
+            | b"elif"
+            | b"fi"
+            | b"do"
+            | b"done"
+            | b"while"
+            | b"until"
+            | b"esac"
+            | b"in"
+            | b"for"
+            | b"select"
+            | b"function"
+            | b"case"
+            | b"coproc"
+            | b"[["
+            | b"]]"
+    )
+}
+
 /// `NAME=` or `NAME+=` at the start of a raw (unquoted) word.
 #[inline(always)]
 pub(crate) fn is_assignment(raw: &[u8]) -> bool {
@@ -498,6 +526,13 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
                 b'&' if self.peek(1) == Some(b'>') => self.redirection(cmd)?,
                 b'\n' | b';' | b'&' | b'|' => {
                     self.pos += 1;
+                    // `&&` and `||` at once (not `&` before `&>`, a redirection).
+                    if matches!(c, b'&' | b'|')
+                        && self.peek(0) == Some(c)
+                        && self.peek(1) != Some(b'>')
+                    {
+                        self.pos += 1;
+                    }
                     self.finish(cmd, std::mem::take(&mut skip_rest))?;
                     skip_header = false;
                 }
@@ -530,6 +565,11 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
                     }
                 }
                 _ if skip_rest => self.skip_words(cmd)?,
+                // A plain program word, the commonest.
+                _ if cmd.is_empty()
+                    && !skip_header
+                    && !skip_one
+                    && self.plain_program(cmd, &mut skip_rest) => {}
                 // Arguments made of plain bytes, as many as follow one another.
                 _ if !cmd.is_empty() && !skip_header && !skip_one && self.plain_words(cmd) => {}
                 _ => {
@@ -595,6 +635,34 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
             }
         }
         self.finish(cmd, skip_rest)
+    }
+
+    /// At a command's first word: when it is plain ([`PLAIN_UNBRACED`] bytes only, ended by a
+    /// blank, the end of the value or an operator other than `<`/`>`) and neither an
+    /// assignment nor a reserved word, reads it as the program and sets `skip_rest` to whether
+    /// the command's words need not be kept (then the program is recorded as an empty word:
+    /// only the command's having one matters). False (and nothing read) for any other word.
+    #[inline(always)]
+    fn plain_program(&mut self, cmd: &mut Command, skip_rest: &mut bool) -> bool {
+        let rest = self.b.get(self.pos..).unwrap_or(&[]);
+        let len = run_of(rest, &PLAIN_UNBRACED);
+        let ended = matches!(
+            rest.get(len),
+            None | Some(b' ' | b'\t' | b'\n' | b'|' | b'&' | b';' | b'(' | b')')
+        );
+        let raw = rest.get(..len).unwrap_or(&[]);
+        if len == 0 || !ended || is_assignment(raw) || starts_compound(raw) {
+            return false;
+        }
+        let Some(text) = self.src.get(self.pos..self.pos + len) else {
+            return false;
+        };
+        self.pos += len;
+        self.bracket = None;
+        let keep = self.sink.keeps(wrappers::basename(text));
+        cmd.push(if keep { text } else { "" }, WordKind::Literal);
+        *skip_rest = !keep;
+        true
     }
 
     /// Reads past the words of a command whose words are not kept, from a word start: a run of
@@ -705,46 +773,53 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
     /// Sends `cmd` to the sink, then what it runs if its program is a wrapper (`level`:
     /// wrappers already looked through).
     fn emit(&mut self, cmd: CommandView<'_>, level: u32) -> R<()> {
-        let at = self.pos;
-        let wrapper = match cmd.get(0) {
-            Some(Word::Literal(program)) => {
-                let base = wrappers::basename(program);
-                self.sink.command_named(cmd, base);
-                wrappers::find_base(base)
+        let mut cmd = cmd;
+        let mut level = level;
+        // What a wrapper runs, from the buffers once a wrapper is met (and back to them after).
+        let mut inner: Option<Vec<Runs>> = None;
+        let r = loop {
+            let at = self.pos;
+            let wrapper = match cmd.get(0) {
+                Some(Word::Literal(program)) => {
+                    self.sink.command_named(cmd, wrappers::basename(program))
+                }
+                Some(Word::Unknown { .. }) => {
+                    self.sink.command(cmd);
+                    break self.err(Construct::DynamicProgram, at);
+                }
+                None => {
+                    self.sink.command(cmd);
+                    break Ok(());
+                }
+            };
+            // Most programs run nothing else.
+            let Some(wrapper) = wrapper else {
+                break Ok(());
+            };
+            let runs = match &mut inner {
+                Some(runs) => runs,
+                None => inner.insert(self.out.inner.pop().unwrap_or_default()),
+            };
+            if let Err(construct) = wrappers::runs_of(wrapper, cmd, runs, &mut self.out.spare) {
+                break self.err(construct, at);
             }
-            Some(Word::Unknown { .. }) => {
-                self.sink.command(cmd);
-                return self.err(Construct::DynamicProgram, at);
+            // Most wrappers run their own words from some index on: the next command to send.
+            if let [Runs::Words(from)] = runs.as_slice() {
+                let from = *from;
+                runs.pop();
+                if level + self.depth >= MAX_DEPTH {
+                    break self.err(Construct::TooDeep, at);
+                }
+                cmd = cmd.tail(from);
+                level += 1;
+                continue;
             }
-            None => {
-                self.sink.command(cmd);
-                return Ok(());
-            }
+            break self.emit_inner(runs, cmd, level, at);
         };
-        // Most programs run nothing else.
-        let Some(wrapper) = wrapper else {
-            return Ok(());
-        };
-        let out = &mut *self.out;
-        let mut inner = out.inner.pop().unwrap_or_default();
-        if let Err(construct) = wrappers::runs_of(wrapper, cmd, &mut inner, &mut out.spare) {
-            inner.clear();
-            out.inner.push(inner);
-            return self.err(construct, at);
+        if let Some(mut runs) = inner {
+            runs.clear();
+            self.out.inner.push(runs);
         }
-        // Most wrappers run their own words from some index on.
-        if let [Runs::Words(from)] = inner.as_slice() {
-            let from = *from;
-            inner.clear();
-            self.out.inner.push(inner);
-            if level + self.depth >= MAX_DEPTH {
-                return self.err(Construct::TooDeep, at);
-            }
-            return self.emit(cmd.tail(from), level + 1);
-        }
-        let r = self.emit_inner(&mut inner, cmd, level, at);
-        inner.clear();
-        self.out.inner.push(inner);
         r
     }
 

@@ -14,7 +14,7 @@ use super::parser;
 use super::pattern::Pattern;
 use super::unreadable::Unreadable;
 use super::words::{Command, CommandView, Word};
-use super::wrappers::{self, basename, WRAPPERS};
+use super::wrappers::{self, basename, Wrapper, WRAPPERS};
 
 /// The index of a pattern in its set, in the order added.
 pub type PatternId = usize;
@@ -144,7 +144,7 @@ impl parser::Sink for DenySink<'_> {
     }
 
     #[inline]
-    fn command_named(&mut self, cmd: CommandView<'_>, base: &str) {
+    fn command_named(&mut self, cmd: CommandView<'_>, base: &str) -> Option<&'static Wrapper> {
         self.set.deny_named(cmd, base, &mut self.matches)
     }
 
@@ -155,7 +155,7 @@ impl parser::Sink for DenySink<'_> {
 
     #[inline]
     fn keeps(&self, base: &str) -> bool {
-        let names = &self.set.kept_bases;
+        let names = &self.set.bases;
         if names.is_empty() {
             return wrappers::find_base(base).is_some() || self.wants(base);
         }
@@ -171,12 +171,11 @@ pub struct PatternSet {
     /// `i`.
     programs: NameTable,
     by_program: Vec<Vec<PatternId>>,
-    /// Deny: exact program last components, likewise.
+    /// Deny: the wrappers' names (indexed as in [`WRAPPERS`]), then the exact program last
+    /// components, likewise (so one lookup says whether a command's words must be kept, which
+    /// patterns may match it and which wrapper it is); empty while the set is.
     bases: NameTable,
     by_base: Vec<Vec<PatternId>>,
-    /// Deny: the wrappers' names and the exact program last components, in one table (whether
-    /// a command's words must be kept is one lookup); empty while the set is.
-    kept_bases: NameTable,
     /// Patterns whose program word is a glob, with the literal text it starts with.
     glob_program: Vec<(String, PatternId)>,
     glob_base: Vec<(String, PatternId)>,
@@ -229,16 +228,14 @@ impl PatternSet {
             Some(p) => index_under(&mut self.programs, &mut self.by_program, p, id),
             None => self.glob_program.push((pattern.program_prefix(false), id)),
         }
-        if self.kept_bases.is_empty() {
+        if self.bases.is_empty() {
             for w in WRAPPERS {
-                self.kept_bases.insert(w.name);
+                self.bases.insert(w.name);
+                self.by_base.push(Vec::new());
             }
         }
         match pattern.program_base() {
-            Some(p) => {
-                self.kept_bases.insert(p);
-                index_under(&mut self.bases, &mut self.by_base, p, id)
-            }
+            Some(p) => index_under(&mut self.bases, &mut self.by_base, p, id),
             None => {
                 let prefix = pattern.program_prefix(true);
                 match prefix.as_bytes().first() {
@@ -337,7 +334,9 @@ impl PatternSet {
     /// [`PatternSet::deny_command`] for a view of a command's words.
     pub fn deny_view(&self, cmd: CommandView<'_>, m: &mut Matches) {
         match cmd.get(0) {
-            Some(Word::Literal(program)) => self.deny_named(cmd, basename(program), m),
+            Some(Word::Literal(program)) => {
+                self.deny_named(cmd, basename(program), m);
+            }
             // A run-time program could be anything.
             Some(Word::Unknown { .. }) => {
                 for id in 0..self.patterns.len() {
@@ -350,13 +349,27 @@ impl PatternSet {
 
     /// [`PatternSet::deny_view`] for a command whose program is a known word with the last
     /// path component `base`.
+    /// Returns the wrapper named `base`, if any.
     #[inline]
-    fn deny_named(&self, cmd: CommandView<'_>, base: &str, m: &mut Matches) {
-        let candidates = ids_of(&self.bases, &self.by_base, base);
+    fn deny_named(
+        &self,
+        cmd: CommandView<'_>,
+        base: &str,
+        m: &mut Matches,
+    ) -> Option<&'static Wrapper> {
+        let index = self.bases.get(base);
+        let wrapper = if self.bases.is_empty() {
+            wrappers::find_base(base)
+        } else {
+            index.and_then(|i| WRAPPERS.get(i))
+        };
+        let candidates = index
+            .and_then(|i| self.by_base.get(i))
+            .map_or(&[][..], Vec::as_slice);
         let may_glob = self.may_glob(base);
         if candidates.is_empty() && !may_glob {
             // Most programs are named by no pattern.
-            return;
+            return wrapper;
         }
         let globs = self
             .glob_base
@@ -373,5 +386,6 @@ impl PatternSet {
                 m.insert(id);
             }
         }
+        wrapper
     }
 }
