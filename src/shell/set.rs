@@ -153,7 +153,7 @@ impl parser::Sink for DenySink<'_> {
         self.set.may_deny(base)
     }
 
-    #[inline]
+    #[inline(always)]
     fn keeps(&self, base: &str) -> bool {
         let names = &self.set.bases;
         if names.is_empty() {
