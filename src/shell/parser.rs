@@ -305,7 +305,7 @@ fn is_invisible(c: char) -> bool {
 }
 
 /// Whether `raw` is a reserved word the generous reading treats apart where a command starts.
-#[inline]
+#[inline(always)]
 fn starts_compound(raw: &[u8]) -> bool {
     matches!(
         raw,
