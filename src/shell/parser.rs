@@ -333,7 +333,6 @@ fn starts_compound(raw: &[u8]) -> bool {
 }
 
 /// `NAME=` or `NAME+=` at the start of a raw (unquoted) word.
-#[inline(always)]
 pub(crate) fn is_assignment(raw: &[u8]) -> bool {
     let Some(&first) = raw.first() else {
         return false;

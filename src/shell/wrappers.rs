@@ -890,8 +890,8 @@ fn interpreter(cmd: CommandView<'_>, code: &[&str]) -> Result<(), Construct> {
             operand = true;
             continue;
         }
+        // (`option_value` also says whether the word is the option itself.)
         runs_code = a == "-"
-            || code.contains(&a)
             || code.iter().any(|c| option_value(a, c).is_some())
             || short_group(a, code).is_some();
     }
