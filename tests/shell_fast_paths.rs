@@ -1,6 +1,7 @@
 //! The `shell` matcher's fast paths against straightforward ones, on generated commands:
 //! - a [`PatternSet`] reading value after value in the buffers it keeps answers like a fresh
-//!   reading of each ([`shell::strict`], [`shell::generous`]) matched command by command;
+//!   reading of each ([`shell::strict`], [`shell::generous`]) matched command by command, also
+//!   when it reads past the words of commands no pattern names;
 //! - a set (patterns indexed by program) answers like its patterns asked one by one;
 //! - a pattern's word sequence (which stops at a matched `...`) matches like a backtracking
 //!   reference over the words;
@@ -110,8 +111,31 @@ fn set() -> PatternSet {
     s
 }
 
+/// Patterns naming a few programs and no glob program: a deny reading keeps the words of
+/// those programs and of wrappers only, and reads past every other command's words.
+const NARROW: &[&str] = &[
+    "git push -{force} ...",
+    "rm -{r,f} ...",
+    "/bin/rm ...",
+    "cat a.txt",
+    "ls",
+];
+
+/// [`TOKENS`] and tokens that end or split a run of words: comments, tabs, continuations,
+/// redirections next to `&&`, quotes and expansions inside words, a control character.
+const MORE_TOKENS: &[&str] = &[
+    "#", "# c", "a#b", "\t", "x\ty", "\\\n", "&&>", "&>", "2>", "<", ">>", "a'b'", "b\"c\"", "d$x",
+    "e`id`", "f\\g", "[a]", "h*", "{", "}", "!", "if", "for", "function", "in", "\u{1}", "\u{a0}",
+    "é",
+];
+
 fn line() -> impl Strategy<Value = String> {
-    prop::collection::vec((prop::sample::select(TOKENS), any::<bool>()), 0..14).prop_map(|ts| {
+    line_of(TOKENS.to_vec())
+}
+
+/// A command line of `tokens`, some glued to the one before.
+fn line_of(tokens: Vec<&'static str>) -> impl Strategy<Value = String> {
+    prop::collection::vec((prop::sample::select(tokens), any::<bool>()), 0..14).prop_map(|ts| {
         let mut out = String::new();
         for (t, glued) in ts {
             if !glued && !out.is_empty() {
@@ -231,6 +255,21 @@ proptest! {
         let want = reference(&words, rest, &argv);
         prop_assert_eq!(p.matches(&c, false), want, "{} on {:?}", text, argv);
         prop_assert_eq!(p.matches(&c, true), want, "{} on {:?}", text, argv);
+    }
+
+    /// With patterns naming few programs (most commands' words are read past, not kept), a set
+    /// answers like fresh readings that keep every word.
+    #[test]
+    fn skipped_words_read_like_kept_ones(
+        value in line_of(TOKENS.iter().chain(MORE_TOKENS).copied().collect())
+    ) {
+        let mut s = PatternSet::new();
+        for p in NARROW {
+            s.add(Pattern::parse(p).expect("test patterns parse"));
+        }
+        let d = s.deny_matches(&value);
+        prop_assert_eq!((d.matches, d.unreadable), fresh_deny(&s, &value), "{:?}", value);
+        prop_assert_eq!(s.allow_matches(&value), fresh_allow(&s, &value), "{:?}", value);
     }
 
     /// Unquoted words of plain characters read like the character-by-character rules.

@@ -11,7 +11,7 @@
 
 use super::unreadable::{Construct, Unreadable};
 use super::words::{Command, CommandView, Word, WordKind};
-use super::wrappers::{self, Runs};
+use super::wrappers::{self, Runs, Wrapper};
 
 /// How deep `$(...)`, `(...)`, backticks, `sh -c` strings and wrapper chains are followed.
 pub const MAX_DEPTH: u32 = 16;
@@ -82,11 +82,26 @@ pub(crate) trait Sink {
     /// One simple command (borrowed until the call returns).
     fn command(&mut self, cmd: CommandView<'_>);
 
+    /// [`Sink::command`] for a command whose program is the known word whose last path
+    /// component is `base`; returns the wrapper named `base`, if any.
+    #[inline]
+    fn command_named(&mut self, cmd: CommandView<'_>, base: &str) -> Option<&'static Wrapper> {
+        self.command(cmd);
+        wrappers::find_base(base)
+    }
+
     /// Whether the sink needs the commands whose program's last path component is `base`
     /// (false: it would do nothing with any of them, so the reading need not keep their words).
     fn wants(&self, base: &str) -> bool {
         let _ = base;
         true
+    }
+
+    /// Whether the words of a command whose program's last path component is `base` must be
+    /// kept: its program runs other programs, or the sink wants it.
+    #[inline]
+    fn keeps(&self, base: &str) -> bool {
+        wrappers::find_base(base).is_some() || self.wants(base)
     }
 }
 
@@ -102,13 +117,6 @@ struct NoSink;
 
 impl Sink for NoSink {
     fn command(&mut self, _: CommandView<'_>) {}
-}
-
-/// Whether the words of a command whose program is `program` must be kept: its program runs
-/// other programs, or the sink wants it.
-fn needs_words(program: &str, sink: &(impl Sink + ?Sized)) -> bool {
-    let base = wrappers::basename(program);
-    wrappers::find_base(base).is_some() || sink.wants(base)
 }
 
 /// Buffers kept from one reading to the next: a reading that reuses them allocates only when
@@ -198,6 +206,41 @@ const PLAIN_UNBRACED: [bool; 256] = {
     t
 };
 
+/// Bytes a skipped word (one whose text is not kept) can hold without anything to read in them,
+/// and the blanks between such words: printable ASCII but quotes, `\`, `$`, backticks, `#` and
+/// operators, plus space and tab. (Glob, brace and tilde characters only change what is known
+/// of a word's value, and that value is dropped.)
+#[allow(
+    clippy::indexing_slicing,
+    reason = "indices below 128 and byte values in a 256-entry table"
+)]
+const SKIPPABLE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0x21;
+    while c < 0x7f {
+        let b = c as u8;
+        t[c] = !matches!(
+            b,
+            b'"' | b'#'
+                | b'$'
+                | b'&'
+                | b'\''
+                | b'('
+                | b')'
+                | b';'
+                | b'<'
+                | b'>'
+                | b'\\'
+                | b'`'
+                | b'|'
+        );
+        c += 1;
+    }
+    t[b' ' as usize] = true;
+    t[b'\t' as usize] = true;
+    t
+};
+
 /// Whether byte `c` is in the byte table `table`.
 fn in_table(table: &[bool; 256], c: u8) -> bool {
     table.get(usize::from(c)).copied().unwrap_or(false)
@@ -259,6 +302,34 @@ fn is_invisible(c: char) -> bool {
         0x80..=0xA0 | 0xAD | 0x34F | 0x61C | 0x115F | 0x1160 | 0x1680 | 0x17B4 | 0x17B5 | 0x180B..=0x180E
         | 0x2000..=0x200F | 0x2028..=0x202F | 0x205F..=0x206F | 0x3000 | 0x3164 | 0xFE00..=0xFE0F
         | 0xFEFF | 0xFFA0 | 0xFFF9..=0xFFFB | 0x1D173..=0x1D17A | 0xE0000..=0xE0FFF)
+}
+
+/// Whether `raw` is a reserved word the generous reading treats apart where a command starts.
+#[inline(always)]
+fn starts_compound(raw: &[u8]) -> bool {
+    matches!(
+        raw,
+        b"!" | b"{"
+            | b"}"
+            | b"if"
+            | b"then"
+            | b"else"
+            | b"elif"
+            | b"fi"
+            | b"do"
+            | b"done"
+            | b"while"
+            | b"until"
+            | b"esac"
+            | b"in"
+            | b"for"
+            | b"select"
+            | b"function"
+            | b"case"
+            | b"coproc"
+            | b"[["
+            | b"]]"
+    )
 }
 
 /// `NAME=` or `NAME+=` at the start of a raw (unquoted) word.
@@ -395,6 +466,7 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
                     }
                 }
                 b'#' => return self.err(Construct::Comment, at),
+                _ if !cmd.is_empty() && self.plain_words(cmd) => {}
                 _ => {
                     let mark = cmd.buffer().len();
                     let kind = match self.plain_word() {
@@ -453,6 +525,13 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
                 b'&' if self.peek(1) == Some(b'>') => self.redirection(cmd)?,
                 b'\n' | b';' | b'&' | b'|' => {
                     self.pos += 1;
+                    // `&&` and `||` at once (not `&` before `&>`, a redirection).
+                    if matches!(c, b'&' | b'|')
+                        && self.peek(0) == Some(c)
+                        && self.peek(1) != Some(b'>')
+                    {
+                        self.pos += 1;
+                    }
                     self.finish(cmd, std::mem::take(&mut skip_rest))?;
                     skip_header = false;
                 }
@@ -484,7 +563,14 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
                         self.pos += 1;
                     }
                 }
-                _ if skip_rest => self.skip_word(cmd)?,
+                _ if skip_rest => self.skip_words(cmd)?,
+                // A plain program word, the commonest.
+                _ if cmd.is_empty()
+                    && !skip_header
+                    && !skip_one
+                    && self.plain_program(cmd, &mut skip_rest) => {}
+                // Arguments made of plain bytes, as many as follow one another.
+                _ if !cmd.is_empty() && !skip_header && !skip_one && self.plain_words(cmd) => {}
                 _ => {
                     let start = self.pos;
                     let mark = cmd.buffer().len();
@@ -541,13 +627,65 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
                     cmd.end_word(mark, kind);
                     if cmd.len() == 1 {
                         if let Some(Word::Literal(program)) = cmd.get(0) {
-                            skip_rest = !needs_words(program, &*self.sink);
+                            skip_rest = !self.sink.keeps(wrappers::basename(program));
                         }
                     }
                 }
             }
         }
         self.finish(cmd, skip_rest)
+    }
+
+    /// At a command's first word: when it is plain ([`PLAIN_UNBRACED`] bytes only, ended by a
+    /// blank, the end of the value or an operator other than `<`/`>`) and neither an
+    /// assignment nor a reserved word, reads it as the program and sets `skip_rest` to whether
+    /// the command's words need not be kept (then the program is recorded as an empty word:
+    /// only the command's having one matters). False (and nothing read) for any other word.
+    #[inline(always)]
+    fn plain_program(&mut self, cmd: &mut Command, skip_rest: &mut bool) -> bool {
+        let rest = self.b.get(self.pos..).unwrap_or(&[]);
+        let len = run_of(rest, &PLAIN_UNBRACED);
+        let ended = matches!(
+            rest.get(len),
+            None | Some(b' ' | b'\t' | b'\n' | b'|' | b'&' | b';' | b'(' | b')')
+        );
+        let raw = rest.get(..len).unwrap_or(&[]);
+        if len == 0 || !ended || is_assignment(raw) || starts_compound(raw) {
+            return false;
+        }
+        let Some(text) = self.src.get(self.pos..self.pos + len) else {
+            return false;
+        };
+        self.pos += len;
+        self.bracket = None;
+        let keep = self.sink.keeps(wrappers::basename(text));
+        cmd.push(if keep { text } else { "" }, WordKind::Literal);
+        *skip_rest = !keep;
+        true
+    }
+
+    /// Reads past the words of a command whose words are not kept, from a word start: a run of
+    /// [`SKIPPABLE`] bytes at once, then (when something else ends it inside a word) that word
+    /// from its start, as [`Parser::skip_word`] does.
+    #[inline(always)]
+    fn skip_words(&mut self, cmd: &mut Command) -> R<()> {
+        let rest = self.b.get(self.pos..).unwrap_or(&[]);
+        let len = run_of(rest, &SKIPPABLE);
+        // Ended by the end of the value or an operator: every word of the run is complete.
+        if rest.get(len).is_none_or(|&c| is_meta(c)) {
+            self.pos += len;
+            self.bracket = None;
+            return Ok(());
+        }
+        // Else the last word of the run goes on: read from its start.
+        let run = rest.get(..len).unwrap_or(&[]);
+        match run.iter().rposition(|&c| c == b' ' || c == b'\t') {
+            Some(blank) => {
+                self.pos += blank + 1;
+                Ok(())
+            }
+            None => self.skip_word(cmd),
+        }
     }
 
     /// Reads past one word (not a blank, operator or comment), keeping nothing of it (its text
@@ -634,37 +772,53 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
     /// Sends `cmd` to the sink, then what it runs if its program is a wrapper (`level`:
     /// wrappers already looked through).
     fn emit(&mut self, cmd: CommandView<'_>, level: u32) -> R<()> {
-        let at = self.pos;
-        self.sink.command(cmd);
-        let wrapper = match cmd.get(0) {
-            Some(Word::Unknown { .. }) => return self.err(Construct::DynamicProgram, at),
-            None => return Ok(()),
-            Some(Word::Literal(program)) => wrappers::find(program),
-        };
-        // Most programs run nothing else.
-        let Some(wrapper) = wrapper else {
-            return Ok(());
-        };
-        let out = &mut *self.out;
-        let mut inner = out.inner.pop().unwrap_or_default();
-        if let Err(construct) = wrappers::runs_of(wrapper, cmd, &mut inner, &mut out.spare) {
-            inner.clear();
-            out.inner.push(inner);
-            return self.err(construct, at);
-        }
-        // Most wrappers run their own words from some index on.
-        if let [Runs::Words(from)] = inner.as_slice() {
-            let from = *from;
-            inner.clear();
-            self.out.inner.push(inner);
-            if level + self.depth >= MAX_DEPTH {
-                return self.err(Construct::TooDeep, at);
+        let mut cmd = cmd;
+        let mut level = level;
+        // What a wrapper runs, from the buffers once a wrapper is met (and back to them after).
+        let mut inner: Option<Vec<Runs>> = None;
+        let r = loop {
+            let at = self.pos;
+            let wrapper = match cmd.get(0) {
+                Some(Word::Literal(program)) => {
+                    self.sink.command_named(cmd, wrappers::basename(program))
+                }
+                Some(Word::Unknown { .. }) => {
+                    self.sink.command(cmd);
+                    break self.err(Construct::DynamicProgram, at);
+                }
+                None => {
+                    self.sink.command(cmd);
+                    break Ok(());
+                }
+            };
+            // Most programs run nothing else.
+            let Some(wrapper) = wrapper else {
+                break Ok(());
+            };
+            let runs = match &mut inner {
+                Some(runs) => runs,
+                None => inner.insert(self.out.inner.pop().unwrap_or_default()),
+            };
+            if let Err(construct) = wrappers::runs_of(wrapper, cmd, runs, &mut self.out.spare) {
+                break self.err(construct, at);
             }
-            return self.emit(cmd.tail(from), level + 1);
+            // Most wrappers run their own words from some index on: the next command to send.
+            if let [Runs::Words(from)] = runs.as_slice() {
+                let from = *from;
+                runs.pop();
+                if level + self.depth >= MAX_DEPTH {
+                    break self.err(Construct::TooDeep, at);
+                }
+                cmd = cmd.tail(from);
+                level += 1;
+                continue;
+            }
+            break self.emit_inner(runs, cmd, level, at);
+        };
+        if let Some(mut runs) = inner {
+            runs.clear();
+            self.out.inner.push(runs);
         }
-        let r = self.emit_inner(&mut inner, cmd, level, at);
-        inner.clear();
-        self.out.inner.push(inner);
         r
     }
 
@@ -833,6 +987,59 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
         self.pos += len;
         self.bracket = None;
         Some(text)
+    }
+
+    /// Reads the plain words (of [`PLAIN_UNBRACED`] bytes only) that follow one another from the
+    /// current position (a word start) as literal words of `cmd`, their text copied at once; a
+    /// word counts only when a blank, the end of the value or an operator other than `<`/`>`
+    /// ends it (before `<`/`>` it may be a file descriptor number; a word going on with another
+    /// byte is not plain). Moves past them and the blanks after them; false when there is none.
+    #[inline(always)]
+    fn plain_words(&mut self, cmd: &mut Command) -> bool {
+        let start = self.pos;
+        let b = self.b;
+        let mark = cmd.buffer().len();
+        let mut at = start;
+        let mut end = start;
+        // Most runs are a word or a few; after the last, an operator or another kind of word.
+        while b.get(at).is_some_and(|&c| in_table(&PLAIN_UNBRACED, c)) {
+            let rest = b.get(at..).unwrap_or(&[]);
+            let len = run_of(rest, &PLAIN_UNBRACED);
+            let word_end = at + len;
+            match rest.get(len) {
+                Some(b' ' | b'\t') => {
+                    cmd.push_span(
+                        mark + at - start,
+                        mark + word_end - start,
+                        WordKind::Literal,
+                    );
+                    end = word_end;
+                    at = word_end + 1;
+                    while matches!(b.get(at), Some(b' ' | b'\t')) {
+                        at += 1;
+                    }
+                }
+                None | Some(b'\n' | b'|' | b'&' | b';' | b'(' | b')') => {
+                    cmd.push_span(
+                        mark + at - start,
+                        mark + word_end - start,
+                        WordKind::Literal,
+                    );
+                    end = word_end;
+                    at = word_end;
+                    break;
+                }
+                Some(_) => break,
+            }
+        }
+        if end == start {
+            return false;
+        }
+        cmd.buffer()
+            .push_str(self.src.get(start..end).unwrap_or(""));
+        self.pos = at;
+        self.bracket = None;
+        true
     }
 
     /// Whether the unquoted `[` at the current position has a `]` later in the same word.

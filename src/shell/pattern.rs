@@ -178,6 +178,9 @@ impl Pattern {
 
     /// [`Pattern::matches`] for a view of a command's words.
     pub fn matches_view(&self, cmd: CommandView<'_>, deny: bool) -> bool {
+        if self.second_word_differs(cmd) {
+            return false;
+        }
         let Some(fs) = &self.flags else {
             return self.sequence(0, cmd.words().map(item), deny);
         };
@@ -244,6 +247,24 @@ impl Pattern {
             other => Some(item(other)),
         });
         self.sequence(fs.at, operands, deny)
+    }
+
+    /// Whether the command's second word is known, the pattern's is an exact word and they
+    /// differ, the program word being known and the second word not in a flag set's region:
+    /// then the command does not match (most patterns of a program differ by their
+    /// subcommand, so this refuses them with one comparison).
+    #[inline]
+    fn second_word_differs(&self, cmd: CommandView<'_>) -> bool {
+        let Some(Glob::Exact(want)) = self.words.get(1) else {
+            return false;
+        };
+        if self.flags.as_ref().is_some_and(|fs| fs.at < 2) {
+            return false;
+        }
+        match (cmd.get(0), cmd.get(1)) {
+            (Some(Word::Literal(_)), Some(Word::Literal(second))) => second != want,
+            _ => false,
+        }
     }
 
     fn word_matches(&self, i: usize, s: &str, deny: bool) -> bool {

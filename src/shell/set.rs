@@ -14,7 +14,7 @@ use super::parser;
 use super::pattern::Pattern;
 use super::unreadable::Unreadable;
 use super::words::{Command, CommandView, Word};
-use super::wrappers::basename;
+use super::wrappers::{self, basename, Wrapper, WRAPPERS};
 
 /// The index of a pattern in its set, in the order added.
 pub type PatternId = usize;
@@ -144,8 +144,22 @@ impl parser::Sink for DenySink<'_> {
     }
 
     #[inline]
+    fn command_named(&mut self, cmd: CommandView<'_>, base: &str) -> Option<&'static Wrapper> {
+        self.set.deny_named(cmd, base, &mut self.matches)
+    }
+
+    #[inline]
     fn wants(&self, base: &str) -> bool {
         self.set.may_deny(base)
+    }
+
+    #[inline(always)]
+    fn keeps(&self, base: &str) -> bool {
+        let names = &self.set.bases;
+        if names.is_empty() {
+            return wrappers::find_base(base).is_some() || self.wants(base);
+        }
+        names.get(base).is_some() || self.set.may_glob(base)
     }
 }
 
@@ -157,7 +171,9 @@ pub struct PatternSet {
     /// `i`.
     programs: NameTable,
     by_program: Vec<Vec<PatternId>>,
-    /// Deny: exact program last components, likewise.
+    /// Deny: the wrappers' names (indexed as in [`WRAPPERS`]), then the exact program last
+    /// components, likewise (so one lookup says whether a command's words must be kept, which
+    /// patterns may match it and which wrapper it is); empty while the set is.
     bases: NameTable,
     by_base: Vec<Vec<PatternId>>,
     /// Patterns whose program word is a glob, with the literal text it starts with.
@@ -211,6 +227,12 @@ impl PatternSet {
         match pattern.program() {
             Some(p) => index_under(&mut self.programs, &mut self.by_program, p, id),
             None => self.glob_program.push((pattern.program_prefix(false), id)),
+        }
+        if self.bases.is_empty() {
+            for w in WRAPPERS {
+                self.bases.insert(w.name);
+                self.by_base.push(Vec::new());
+            }
         }
         match pattern.program_base() {
             Some(p) => index_under(&mut self.bases, &mut self.by_base, p, id),
@@ -311,24 +333,43 @@ impl PatternSet {
 
     /// [`PatternSet::deny_command`] for a view of a command's words.
     pub fn deny_view(&self, cmd: CommandView<'_>, m: &mut Matches) {
-        let (candidates, base): (&[PatternId], &str) = match cmd.get(0) {
+        match cmd.get(0) {
             Some(Word::Literal(program)) => {
-                let base = basename(program);
-                (ids_of(&self.bases, &self.by_base, base), base)
+                self.deny_named(cmd, basename(program), m);
             }
             // A run-time program could be anything.
             Some(Word::Unknown { .. }) => {
                 for id in 0..self.patterns.len() {
                     m.insert(id);
                 }
-                return;
             }
-            None => return,
+            None => {}
+        }
+    }
+
+    /// [`PatternSet::deny_view`] for a command whose program is a known word with the last
+    /// path component `base`.
+    /// Returns the wrapper named `base`, if any.
+    #[inline]
+    fn deny_named(
+        &self,
+        cmd: CommandView<'_>,
+        base: &str,
+        m: &mut Matches,
+    ) -> Option<&'static Wrapper> {
+        let index = self.bases.get(base);
+        let wrapper = if self.bases.is_empty() {
+            wrappers::find_base(base)
+        } else {
+            index.and_then(|i| WRAPPERS.get(i))
         };
+        let candidates = index
+            .and_then(|i| self.by_base.get(i))
+            .map_or(&[][..], Vec::as_slice);
         let may_glob = self.may_glob(base);
         if candidates.is_empty() && !may_glob {
             // Most programs are named by no pattern.
-            return;
+            return wrapper;
         }
         let globs = self
             .glob_base
@@ -345,5 +386,6 @@ impl PatternSet {
                 m.insert(id);
             }
         }
+        wrapper
     }
 }

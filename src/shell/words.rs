@@ -45,8 +45,9 @@ struct Span {
     kind: WordKind,
 }
 
-/// One simple command: its words in order, stored in one buffer.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// One simple command: its words in order, stored in one buffer (which may hold bytes between
+/// the words: two commands are equal when their words are).
+#[derive(Clone, Debug, Default)]
 pub struct Command {
     text: String,
     spans: Vec<Span>,
@@ -101,6 +102,18 @@ impl Command {
         self.spans.push(Span {
             start: start as u32,
             end: self.text.len() as u32,
+            kind,
+        });
+    }
+
+    /// Makes the text `start..end` (buffer offsets, at most the buffer's length once the caller
+    /// has written it) a word: for a parser that records several words and then writes their
+    /// text at once.
+    #[inline]
+    pub(crate) fn push_span(&mut self, start: usize, end: usize, kind: WordKind) {
+        self.spans.push(Span {
+            start: start as u32,
+            end: end as u32,
             kind,
         });
     }
@@ -200,6 +213,20 @@ impl Command {
         }
     }
 }
+
+impl PartialEq for Command {
+    /// The same words (text and kind) in the same order.
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && self
+                .spans
+                .iter()
+                .zip(&other.spans)
+                .all(|(a, b)| a.kind == b.kind && self.word(a) == other.word(b))
+    }
+}
+
+impl Eq for Command {}
 
 /// The words of a [`Command`] from one index on, borrowed: what a wrapper runs
 /// (`sudo rm -rf /` runs the words `rm -rf /` of the same command) without a copy.

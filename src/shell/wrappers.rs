@@ -497,10 +497,57 @@ fn index() -> &'static NameTable {
 /// The last path component of a command word (`/bin/rm` -> `rm`).
 #[inline]
 pub fn basename(program: &str) -> &str {
-    match program.as_bytes().iter().rposition(|&b| b == b'/') {
+    let bytes = program.as_bytes();
+    // Most programs are named without a path: said with a few word-sized loads.
+    if !has_slash(bytes) {
+        return program;
+    }
+    match bytes.iter().rposition(|&b| b == b'/') {
         Some(i) => program.get(i + 1..).unwrap_or(program),
         None => program,
     }
+}
+
+/// Whether `bytes` holds a `/`, looked for eight (or four) bytes at a time.
+#[inline]
+fn has_slash(bytes: &[u8]) -> bool {
+    /// Whether some byte of `x` is `/` (a zero byte of `x ^ "////////"`).
+    fn in_u64(x: u64) -> bool {
+        let v = x ^ u64::from_ne_bytes([b'/'; 8]);
+        v.wrapping_sub(0x0101_0101_0101_0101) & !v & 0x8080_8080_8080_8080 != 0
+    }
+    fn in_u32(x: u32) -> bool {
+        let v = x ^ u32::from_ne_bytes([b'/'; 4]);
+        v.wrapping_sub(0x0101_0101) & !v & 0x8080_8080 != 0
+    }
+    fn u64_at(bytes: &[u8], at: usize) -> u64 {
+        bytes
+            .get(at..at + 8)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map_or(0, u64::from_ne_bytes)
+    }
+    fn u32_at(bytes: &[u8], at: usize) -> u32 {
+        bytes
+            .get(at..at + 4)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map_or(0, u32::from_ne_bytes)
+    }
+    let n = bytes.len();
+    if n >= 8 {
+        // Whole eight-byte words, then the last eight bytes (overlapping).
+        let mut at = 0;
+        while at + 8 <= n {
+            if in_u64(u64_at(bytes, at)) {
+                return true;
+            }
+            at += 8;
+        }
+        return in_u64(u64_at(bytes, n - 8));
+    }
+    if n >= 4 {
+        return in_u32(u32_at(bytes, 0)) || in_u32(u32_at(bytes, n - 4));
+    }
+    bytes.contains(&b'/')
 }
 
 /// What a wrapper runs.
@@ -843,8 +890,8 @@ fn interpreter(cmd: CommandView<'_>, code: &[&str]) -> Result<(), Construct> {
             operand = true;
             continue;
         }
+        // (`option_value` also says whether the word is the option itself.)
         runs_code = a == "-"
-            || code.contains(&a)
             || code.iter().any(|c| option_value(a, c).is_some())
             || short_group(a, code).is_some();
     }
