@@ -310,7 +310,7 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
         if !conds.is_empty() {
             let _ = write!(s, " where {}", conds.join(" and "));
         }
-        if info.effect == Effect::Deny && rule.message != compiled_message(info) {
+        if info.effect == Effect::Deny && *rule.message != compiled_message(info) {
             let _ = write!(s, " because {}", string(&rule.message));
         }
         out.rules_by_line.insert(out.line + 1, info.clone());

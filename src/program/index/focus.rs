@@ -39,22 +39,22 @@ impl PatternIndex {
                 place(p, Location::Bucket(b as u32));
             }
         }
-        for (s, shard) in self.rest.iter().enumerate() {
+        for (s, shard) in self.rest().iter().enumerate() {
             for &p in &shard.patterns {
                 place(p, Location::Shard(s as u32));
             }
         }
-        for (s, shard) in self.word_rest.iter().enumerate() {
+        for (s, shard) in self.word_rest().iter().enumerate() {
             for &p in &shard.patterns {
                 place(p, Location::WordShard(s as u32));
             }
         }
-        if let Some(f) = &self.fallback {
+        if let Some(f) = self.fallback() {
             for &p in &f.patterns {
                 place(p, Location::Fallback);
             }
         }
-        self.locations = locations;
+        self.locations = locations.into_boxed_slice();
     }
 
     /// The number of patterns the index places.
@@ -122,24 +122,23 @@ impl PatternIndex {
                         }
                     }
                 }
-                Location::Shard(s) => match self.rest.get(s as usize) {
+                Location::Shard(s) => match self.rest().get(s as usize) {
                     Some(shard) => ok &= run(shard.dfa, &shard.patterns, 0, scratch, out),
                     None => ok = false,
                 },
-                Location::WordShard(s) => match self.word_rest.get(s as usize) {
+                Location::WordShard(s) => match self.word_rest().get(s as usize) {
                     // A word-boundary DFA quits on a non-ASCII byte: its patterns are then
                     // matched by their fallback regexes.
                     Some(shard) => {
                         if !run(shard.dfa, &shard.patterns, 0, scratch, out) {
                             ok &= self
-                                .word_fallback
-                                .as_ref()
+                                .word_fallback()
                                 .is_some_and(|f| f.matches(value, scratch, out));
                         }
                     }
                     None => ok = false,
                 },
-                Location::Fallback => match &self.fallback {
+                Location::Fallback => match self.fallback() {
                     Some(f) => ok &= f.matches(value, scratch, out),
                     None => ok = false,
                 },
