@@ -159,27 +159,29 @@ fn rule_table(policy: &Policy) -> Result<(Vec<RuleRt>, Vec<AgentRules<'_>>), IdO
 
 /// Step 3: an agent's grants as bitsets over the interned permissions and domains.
 fn grant_set(agent: &AgentDef, perms: &PermTable) -> GrantSet {
-    let mut grants = GrantSet {
-        all: false,
-        exact: BitSet::new(perms.len()),
-        domains: BitSet::new(perms.domain_len()),
-    };
+    let mut all = false;
+    let mut exact = BitSet::new(perms.len());
+    let mut domains = BitSet::new(perms.domain_len());
     for (g, _) in &agent.grants {
         match g {
-            Grant::All => grants.all = true,
+            Grant::All => all = true,
             Grant::Domain(d) => {
                 if let Some(id) = perms.domain_id(d) {
-                    grants.domains.insert(id.index());
+                    domains.insert(id.index());
                 }
             }
             Grant::Exact(p) => {
                 if let Some(id) = perms.id(&p.domain, &p.action) {
-                    grants.exact.insert(id.index());
+                    exact.insert(id.index());
                 }
             }
         }
     }
-    grants
+    GrantSet {
+        all,
+        exact: exact.into(),
+        domains: domains.into(),
+    }
 }
 
 /// Step 4: the agent's rule group (all its rules), pushed onto `groups`; its ID. An agent
@@ -237,7 +239,7 @@ fn rule_group(
 /// The agent's own tables; the catalog or target step fills in the rest.
 fn agent_tables(agent: &AgentDef, grants: GrantSet, group: GroupId) -> AgentRt {
     AgentRt {
-        name: agent.name.clone(),
+        name: agent.name.as_str().into(),
         default: agent.default,
         grants,
         group,

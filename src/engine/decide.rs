@@ -47,7 +47,7 @@ impl Engine {
             );
         };
         if let Some(e) = explanation.as_mut() {
-            e.agent = Some(agent.name.clone());
+            e.agent = Some(agent.name.to_string());
         }
 
         // 2. tool lookup (and, without a catalog, the request's declared permissions)

@@ -226,7 +226,7 @@ impl Group {
                 judge_arg(a, s)?;
             }
         } else {
-            for &a in &self.deny_args {
+            for &a in self.deny_args() {
                 judge_arg(a.index(), s)?;
             }
         }
@@ -268,7 +268,7 @@ impl Group {
         if effect == Effect::Deny {
             return s.deny.contains(c);
         }
-        let Some(&a) = self.cond_arg.get(c.index()) else {
+        let Some(a) = self.cond_arg(c) else {
             return false;
         };
         let (Some(arg), Some(&state)) = (self.args.get(a.index()), s.states.get(a.index())) else {

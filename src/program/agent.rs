@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 /// One compiled agent.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct AgentRt {
-    pub name: String,
+    pub name: Box<str>,
     pub default: Effect,
     pub grants: GrantSet,
     /// The group of all the agent's rules.

@@ -43,8 +43,8 @@ impl AgentIndex {
                 match slots.get(at).copied() {
                     Some(0) => break,
                     Some(other) => {
-                        let other = agents.get(other as usize - 1).map(|o| o.name.as_str());
-                        if other == Some(a.name.as_str()) {
+                        let other = agents.get(other as usize - 1).map(|o| &*o.name);
+                        if other == Some(&*a.name) {
                             return Err(IndexError);
                         }
                         at = (at + 1) & mask;
@@ -71,7 +71,7 @@ impl AgentIndex {
         for _ in 0..self.slots.len() {
             let entry = *self.slots.get(at)?;
             let i = (entry as usize).checked_sub(1)?;
-            if agents.get(i).is_some_and(|a| a.name == name) {
+            if agents.get(i).is_some_and(|a| *a.name == *name) {
                 return AgentId::new(i).ok();
             }
             at = (at + 1) & mask;
@@ -108,7 +108,7 @@ mod tests {
             for (i, a) in agents.iter().enumerate() {
                 prop_assert_eq!(index.get(&a.name, &agents).map(AgentId::index), Some(i));
             }
-            let expected = agents.iter().position(|a| a.name == other);
+            let expected = agents.iter().position(|a| *a.name == *other);
             prop_assert_eq!(index.get(&other, &agents).map(AgentId::index), expected);
         }
     }
@@ -117,7 +117,7 @@ mod tests {
     fn refuses_a_duplicate_name() {
         let mut agents = agents(&["a".to_string(), "b".to_string()]);
         assert!(AgentIndex::build(&agents).is_ok());
-        agents[1].name = "a".to_string();
+        agents[1].name = "a".into();
         assert_eq!(AgentIndex::build(&agents).unwrap_err(), IndexError);
     }
 }

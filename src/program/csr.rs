@@ -3,7 +3,9 @@
 //! bundle of thousands of rules loads in milliseconds.
 
 use super::ids::{Id, IdOverflow};
+use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
+use std::marker::PhantomData;
 
 /// Rows of IDs: row `i` is `items[offsets[i]..offsets[i + 1]]`.
 ///
@@ -145,33 +147,110 @@ impl<T: Id> Serialize for Raw<'_, T> {
 }
 
 impl<'de, T: Id + Deserialize<'de>> Deserialize<'de> for Csr<T> {
+    /// Reads the offsets and the items straight into the packed slice (one allocation
+    /// grown in place, no intermediate vectors): loading a bundle decodes several tables
+    /// per agent.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Csr<T>, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(rename = "Csr")]
-        struct Parts<T> {
-            offsets: Vec<u32>,
-            items: Vec<T>,
-        }
-        let parts = Parts::<T>::deserialize(deserializer)?;
+        deserializer.deserialize_struct("Csr", &["offsets", "items"], CsrVisitor(PhantomData))
+    }
+}
+
+/// Decodes a [`Csr`] from its two sequences.
+struct CsrVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Id + Deserialize<'de>> Visitor<'de> for CsrVisitor<T> {
+    type Value = Csr<T>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a table of offsets and items")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Csr<T>, A::Error> {
+        let mut data = vec![T::from_raw(0)];
+        let offsets = Append {
+            data: &mut data,
+            raw: true,
+        };
+        seq.next_element_seed(offsets)?
+            .ok_or_else(|| serde::de::Error::invalid_length(0, &self))?;
+        let n_offsets = data.len() - 1;
+        let items = Append {
+            data: &mut data,
+            raw: false,
+        };
+        seq.next_element_seed(items)?
+            .ok_or_else(|| serde::de::Error::invalid_length(1, &self))?;
         // No offsets at all: a table that `is_valid` refuses.
-        Ok(Csr::pack(&parts.offsets, &parts.items).unwrap_or_else(Csr::unset))
+        let Some(rows) = n_offsets.checked_sub(1).and_then(|r| u32::try_from(r).ok()) else {
+            return Ok(Csr::unset());
+        };
+        if let Some(first) = data.first_mut() {
+            *first = T::from_raw(rows);
+        }
+        Ok(Csr {
+            data: data.into_boxed_slice(),
+        })
+    }
+}
+
+/// Appends one decoded sequence to a packed table: raw `u32` counts (`raw`) or IDs.
+struct Append<'a, T> {
+    data: &'a mut Vec<T>,
+    raw: bool,
+}
+
+impl<'de, T: Id + Deserialize<'de>> DeserializeSeed<'de> for Append<'_, T> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, T: Id + Deserialize<'de>> Visitor<'de> for Append<'_, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a sequence of IDs")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        // The declared length is only a hint (a damaged bundle may claim anything).
+        self.data.reserve(seq.size_hint().unwrap_or(0).min(1 << 16));
+        if self.raw {
+            while let Some(o) = seq.next_element::<u32>()? {
+                self.data.push(T::from_raw(o));
+            }
+        } else {
+            while let Some(id) = seq.next_element::<T>()? {
+                self.data.push(id);
+            }
+        }
+        Ok(())
     }
 }
 
 /// Many strings in one buffer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// One boxed slice of bytes holds the count, the offsets (little-endian `u32`s) and the
+/// text, end to end: one allocation and a two-word header. Bundles store the offsets and
+/// the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Strings {
-    offsets: Box<[u32]>,
-    text: Box<str>,
+    /// `[count, offsets (count + 1, the first 0), text]`.
+    data: Box<[u8]>,
 }
 
 impl Default for Strings {
     fn default() -> Strings {
-        Strings {
-            offsets: Box::new([0]),
-            text: Box::default(),
-        }
+        Strings::pack(&[0], "")
     }
+}
+
+/// The `u32` at position `i` of `data`'s offset area (the count is position 0).
+fn word(data: &[u8], i: usize) -> Option<u32> {
+    let bytes = data.get(i * 4..i * 4 + 4)?;
+    Some(u32::from_le_bytes(bytes.try_into().ok()?))
 }
 
 impl Strings {
@@ -188,15 +267,36 @@ impl Strings {
             text.push_str(s);
             offsets.push(end);
         }
-        Ok(Strings {
-            offsets: offsets.into_boxed_slice(),
-            text: text.into_boxed_str(),
-        })
+        u32::try_from(offsets.len()).map_err(|_| IdOverflow("strings in one table"))?;
+        Ok(Strings::pack(&offsets, &text))
+    }
+
+    /// The table of `offsets` over `text` (unchecked: see [`Strings::is_valid`]; no offsets
+    /// at all or more than a `u32` counts give a table it refuses).
+    fn pack(offsets: &[u32], text: &str) -> Strings {
+        let count = offsets
+            .len()
+            .checked_sub(1)
+            .and_then(|c| u32::try_from(c).ok());
+        let Some(count) = count else {
+            return Strings {
+                data: Box::default(),
+            };
+        };
+        let mut data = Vec::with_capacity(4 * (offsets.len() + 1) + text.len());
+        data.extend_from_slice(&count.to_le_bytes());
+        for o in offsets {
+            data.extend_from_slice(&o.to_le_bytes());
+        }
+        data.extend_from_slice(text.as_bytes());
+        Strings {
+            data: data.into_boxed_slice(),
+        }
     }
 
     /// Number of strings.
     pub fn len(&self) -> usize {
-        self.offsets.len().saturating_sub(1)
+        word(&self.data, 0).map_or(0, |c| c as usize)
     }
 
     /// True when there are none.
@@ -204,27 +304,68 @@ impl Strings {
         self.len() == 0
     }
 
+    /// The text, after the offsets.
+    fn text(&self) -> &[u8] {
+        self.data.get(4 * (self.len() + 2)..).unwrap_or(&[])
+    }
+
+    /// The offsets.
+    fn offsets(&self) -> impl Iterator<Item = u32> + '_ {
+        (1..self.len() + 2).map_while(|i| word(&self.data, i))
+    }
+
     /// String `i` (empty when out of range).
     pub fn get(&self, i: usize) -> &str {
-        match (self.offsets.get(i), self.offsets.get(i + 1)) {
-            (Some(&a), Some(&b)) => self.text.get(a as usize..b as usize).unwrap_or(""),
+        if i >= self.len() {
+            return "";
+        }
+        match (word(&self.data, i + 1), word(&self.data, i + 2)) {
+            (Some(a), Some(b)) => self
+                .text()
+                .get(a as usize..b as usize)
+                .and_then(|t| std::str::from_utf8(t).ok())
+                .unwrap_or(""),
             _ => "",
         }
     }
 
     /// True when the offsets are well formed and fall on character boundaries.
     pub fn is_valid(&self, len: usize) -> bool {
-        self.offsets.len() == len + 1
-            && self.offsets.first() == Some(&0)
-            && self.offsets.windows(2).all(|w| w[0] <= w[1])
-            && self
-                .offsets
-                .last()
-                .is_some_and(|&l| l as usize == self.text.len())
-            && self
-                .offsets
-                .iter()
-                .all(|&o| self.text.is_char_boundary(o as usize))
+        let Ok(text) = std::str::from_utf8(self.text()) else {
+            return false;
+        };
+        let offsets: Vec<u32> = self.offsets().collect();
+        self.data.len() >= 4 * (len + 2)
+            && self.len() == len
+            && offsets.len() == len + 1
+            && offsets.first() == Some(&0)
+            && offsets.windows(2).all(|w| w[0] <= w[1])
+            && offsets.last().is_some_and(|&l| l as usize == text.len())
+            && offsets.iter().all(|&o| text.is_char_boundary(o as usize))
+    }
+}
+
+impl Serialize for Strings {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let text = std::str::from_utf8(self.text()).unwrap_or("");
+        let mut s = serializer.serialize_struct("Strings", 2)?;
+        s.serialize_field("offsets", &self.offsets().collect::<Vec<u32>>())?;
+        s.serialize_field("text", text)?;
+        s.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Strings {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Strings, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(rename = "Strings")]
+        struct Parts {
+            offsets: Vec<u32>,
+            text: String,
+        }
+        let parts = Parts::deserialize(deserializer)?;
+        Ok(Strings::pack(&parts.offsets, &parts.text))
     }
 }
 
@@ -248,10 +389,49 @@ mod tests {
             ("é", "", "ab", "")
         );
         assert!(s.is_valid(3));
-        let broken = Strings {
-            offsets: Box::new([0, 1, 2]),
-            text: "é".into(),
-        };
+        let broken = Strings::pack(&[0, 1, 2], "é");
         assert!(!broken.is_valid(2));
+        let unset = Csr::<CondId>::unset();
+        assert_eq!(
+            (unset.rows(), unset.row(0), unset.items()),
+            (0, &[][..], &[][..])
+        );
+    }
+
+    proptest::proptest! {
+        /// The packed tables read back their rows and strings, and bundles hold them as the
+        /// two sequences they always held (offsets, then items or text).
+        #[test]
+        fn packed_tables_keep_rows_and_their_encoding(
+            rows in proptest::collection::vec(proptest::collection::vec(0u32..50, 0..5), 0..8),
+            texts in proptest::collection::vec(".{0,4}", 0..8),
+        ) {
+            let ids: Vec<Vec<CondId>> = rows
+                .iter()
+                .map(|r| r.iter().map(|&i| CondId::new(i as usize).unwrap()).collect())
+                .collect();
+            let t = Csr::from_rows(&ids).unwrap();
+            proptest::prop_assert!(t.is_valid(rows.len(), 50));
+            let mut offsets = vec![0u32];
+            for (i, r) in ids.iter().enumerate() {
+                proptest::prop_assert_eq!(t.row(i), &r[..]);
+                offsets.push(offsets[i] + r.len() as u32);
+            }
+            let items: Vec<CondId> = ids.concat();
+            let bytes = postcard::to_allocvec(&t).unwrap();
+            proptest::prop_assert_eq!(&bytes, &postcard::to_allocvec(&(&offsets, &items)).unwrap());
+            proptest::prop_assert_eq!(postcard::from_bytes::<Csr<CondId>>(&bytes).unwrap(), t);
+
+            let s = Strings::from_strs(&texts).unwrap();
+            proptest::prop_assert!(s.is_valid(texts.len()));
+            let mut ends = vec![0u32];
+            for (i, text) in texts.iter().enumerate() {
+                proptest::prop_assert_eq!(s.get(i), text.as_str());
+                ends.push(ends[i] + text.len() as u32);
+            }
+            let bytes = postcard::to_allocvec(&s).unwrap();
+            proptest::prop_assert_eq!(&bytes, &postcard::to_allocvec(&(&ends, texts.concat())).unwrap());
+            proptest::prop_assert_eq!(postcard::from_bytes::<Strings>(&bytes).unwrap(), s);
+        }
     }
 }

@@ -245,13 +245,11 @@ pub(crate) struct Group {
     pub rule_cond_text: Strings,
     /// One matcher per argument path.
     pub args: Box<[ArgMatcher]>,
-    /// Derived (not stored in bundles): the argument of each condition.
+    /// Derived (not stored in bundles): the argument of each condition, then the
+    /// arguments some deny rule reads, ascending, in one slice (see [`Group::cond_arg`] and
+    /// [`Group::deny_args`]).
     #[serde(skip)]
-    pub cond_arg: Box<[ArgId]>,
-    /// Derived (not stored in bundles): the arguments some deny rule reads, ascending. A
-    /// decision judges these first and stops when a deny fires.
-    #[serde(skip)]
-    pub deny_args: Box<[ArgId]>,
+    pub arg_tables: Box<[ArgId]>,
 }
 
 impl Group {
@@ -265,15 +263,15 @@ impl Group {
                 *slot = id;
             }
         }
-        self.cond_arg = cond_arg.into_boxed_slice();
         let mut deny_args: Vec<ArgId> = (0..self.rules.len())
             .filter(|&local| self.effects.get(local) == Some(&Effect::Deny))
             .flat_map(|local| self.rule_conds.row(local).iter())
-            .filter_map(|&c| self.cond_arg.get(c.index()).copied())
+            .filter_map(|&c| cond_arg.get(c.index()).copied())
             .collect();
         deny_args.sort_unstable();
         deny_args.dedup();
-        self.deny_args = deny_args.into_boxed_slice();
+        cond_arg.extend(deny_args);
+        self.arg_tables = cond_arg.into_boxed_slice();
         for arg in &mut self.args {
             let n = arg.conds().len();
             let lo = arg.lo as usize;
@@ -296,6 +294,22 @@ impl Group {
             }
         }
         Ok(())
+    }
+
+    /// The argument of condition `c` (derived; `None` when out of range).
+    #[inline]
+    pub(crate) fn cond_arg(&self, c: CondId) -> Option<ArgId> {
+        let i = c.index();
+        (i < self.n_conds as usize)
+            .then(|| self.arg_tables.get(i).copied())
+            .flatten()
+    }
+
+    /// The arguments some deny rule reads, ascending (derived). A decision judges these
+    /// first and stops when a deny fires.
+    #[inline]
+    pub(crate) fn deny_args(&self) -> &[ArgId] {
+        self.arg_tables.get(self.n_conds as usize..).unwrap_or(&[])
     }
 
     /// The argument a condition is about.

@@ -202,8 +202,11 @@ pub struct PatternIndex {
     bucket_patterns: Csr<PatternId>,
     /// `None` when every pattern is in a prefix bucket.
     unanchored: Option<Box<Unanchored>>,
-    /// Derived (not stored in bundles): where each pattern is matched.
+    /// Derived (not stored in bundles): where each pattern is matched, for an index large
+    /// enough to be matched in part (at least `FOCUS_MIN_PATTERNS` patterns); empty below.
     locations: Box<[Location]>,
+    /// Derived (not stored in bundles): the number of patterns the index places.
+    n_patterns: u32,
 }
 
 /// A pattern index as bundles store it.
@@ -230,6 +233,7 @@ impl From<IndexEncoding> for PatternIndex {
             bucket_patterns: e.bucket_patterns,
             unanchored: None,
             locations: Box::default(),
+            n_patterns: 0,
         };
         index.set_unanchored(Unanchored {
             rest: e.rest,
@@ -473,6 +477,7 @@ impl PatternIndex {
             bucket_patterns: Csr::from_rows(bucket_patterns)?,
             unanchored: None,
             locations: Box::default(),
+            n_patterns: 0,
         };
         if index.prefix_ends.len() > SCAN_BUCKETS {
             let literals: Vec<Hir> = (0..index.prefix_ends.len())

@@ -281,7 +281,7 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
     let mine = program
         .rules
         .iter()
-        .filter(|r| r.info.agent == agent.name)
+        .filter(|r| *r.info.agent == *agent.name)
         .count();
     if mine != group.rules.len() || group.rule_cond_text.len() != group.rule_conds.items().len() {
         return Err(Refusal(format!(
@@ -293,7 +293,7 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
         let rule = program
             .rules
             .get(global.index())
-            .filter(|r| r.info.agent == agent.name)
+            .filter(|r| *r.info.agent == *agent.name)
             .ok_or_else(|| {
                 Refusal(format!(
                     "a rule of agent `{}` is not in the rule table",

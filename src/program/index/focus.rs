@@ -3,6 +3,7 @@
 //! the index (the other tools' patterns are not walked, nor fetched into cache).
 
 use super::{Automata, PatternIndex};
+use crate::program::group::FOCUS_MIN_PATTERNS;
 use crate::program::ids::{DfaId, PatternId};
 
 /// Where a pattern is matched within its index (derived from the stored tables at build and
@@ -22,7 +23,8 @@ pub(crate) enum Location {
 }
 
 impl PatternIndex {
-    /// Computes where each pattern is matched.
+    /// Counts the patterns and, for an index large enough to be matched in part, computes
+    /// where each one is matched.
     pub(super) fn derive_locations(&mut self) {
         let mut locations = Vec::new();
         let mut place = |p: PatternId, at: Location| {
@@ -54,12 +56,19 @@ impl PatternIndex {
                 place(p, Location::Fallback);
             }
         }
-        self.locations = locations.into_boxed_slice();
+        // A pattern ID is a u32, so its count fits one.
+        self.n_patterns = u32::try_from(locations.len()).unwrap_or(u32::MAX);
+        self.locations = if locations.len() < FOCUS_MIN_PATTERNS {
+            Box::default()
+        } else {
+            locations.into_boxed_slice()
+        };
     }
 
     /// The number of patterns the index places.
+    #[inline]
     pub(crate) fn n_patterns(&self) -> usize {
-        self.locations.len()
+        self.n_patterns as usize
     }
 
     /// Reports onto `out` every pattern among `wanted` that matches `value` (and possibly
