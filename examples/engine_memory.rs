@@ -1,7 +1,8 @@
 //! Reports the heap memory held by a compiled engine for the generated 10,000-rule policies
 //! (the layouts of `benches/decide.rs`), measured with a counting allocator: once compiled
 //! from source, once loaded from its bundle; and the memory per agent of 100,000 one-rule
-//! agents, with the time to load their bundle.
+//! agents (the bytes requested, and the number of live allocations, each of which also
+//! costs the allocator's own overhead), with the time to load their bundle.
 //!
 //! Run: `cargo run --release --example engine_memory`.
 
@@ -11,19 +12,22 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 #[path = "../benches/support/generate.rs"]
 mod generate;
 
-/// Counts live heap bytes.
+/// Counts live heap bytes and allocations.
 struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
+static LIVE_ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        LIVE_ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         // SAFETY: forwarded unchanged to the system allocator.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        LIVE_ALLOCATIONS.fetch_sub(1, Ordering::Relaxed);
         // SAFETY: forwarded unchanged to the system allocator.
         unsafe { System.dealloc(ptr, layout) }
     }
@@ -77,13 +81,16 @@ fn main() {
     let bundle = engine.to_bundle();
     drop(engine);
     let before = LIVE.load(Ordering::Relaxed);
+    let allocations_before = LIVE_ALLOCATIONS.load(Ordering::Relaxed);
     let started = std::time::Instant::now();
     let loaded = toolgate::Engine::from_bundle(&bundle).expect("loads");
     let load = started.elapsed();
     let held = LIVE.load(Ordering::Relaxed) - before;
+    let allocations = LIVE_ALLOCATIONS.load(Ordering::Relaxed) - allocations_before;
     println!(
-        "{n} one-rule agents: {} bytes per agent loaded ({:.1} MiB), bundle {:.1} MiB loaded in {:.2} s, compiled in {:.2} s",
+        "{n} one-rule agents: {} bytes per agent loaded in {:.1} allocations ({:.1} MiB), bundle {:.1} MiB loaded in {:.2} s, compiled in {:.2} s",
         held / n,
+        allocations as f64 / n as f64,
         mib(held),
         mib(bundle.len()),
         load.as_secs_f64(),

@@ -8,9 +8,9 @@
 //! Each rule is indexed under one "key" condition, so finding the rules that fire costs the
 //! number of satisfied conditions, not the number of rules.
 
-use crate::program::csr::Csr;
+use crate::program::csr::{Csr, Strings};
 use crate::program::dfa::{DfaError, DfaLimits};
-use crate::program::group::{ArgMatcher, Group, PatternConds, ShellPatterns};
+use crate::program::group::{ArgMatcher, Group, OtherConds, PatternConds, ShellPatterns};
 use crate::program::ids::{CondId, IdOverflow, LocalRuleId, NeedleId, RuleId};
 use crate::program::index::{Automata, PatternIndex};
 use crate::program::needles::NeedleMatcher;
@@ -109,17 +109,20 @@ pub(crate) fn build(
                 .unwrap_or(0),
             error,
         })?;
-        debug_assert_eq!(arg.hi, hi);
+        debug_assert_eq!(arg.hi as usize, hi);
         args.push(arg);
     }
     let n_conds = next;
     let mut group = Group {
         rules: rules.iter().map(|(id, _)| *id).collect(),
         effects: rules.iter().map(|(_, r)| r.effect).collect(),
-        n_conds,
-        args,
+        n_conds: u32::try_from(n_conds).map_err(|_| IdOverflow("conditions of one agent"))?,
+        args: args.into_boxed_slice(),
         ..Group::default()
     };
+    let mut unconditional = Vec::new();
+    let mut rule_conds = Vec::with_capacity(rules.len());
+    let mut rule_cond_text = Vec::new();
     let mut keyed: Vec<Vec<LocalRuleId>> = vec![Vec::new(); n_conds];
     let mut arg_keyed: Vec<Vec<LocalRuleId>> = vec![Vec::new(); group.args.len()];
     for (local, (_, rule)) in rules.iter().enumerate() {
@@ -144,18 +147,19 @@ pub(crate) fn build(
             Some(c) => {
                 keyed[c.index()].push(local);
                 if let Some(a) = group.arg_of(c) {
-                    if !group.args[a].present.contains(&c) {
+                    if !group.args[a].present().contains(&c) {
                         arg_keyed[a].push(local);
                     }
                 }
             }
-            None => group.unconditional.push(local),
+            None => unconditional.push(local),
         }
-        group.rule_conds.push_row(&conds)?;
-        for c in &rule.conditions {
-            group.rule_cond_text.push(&c.text)?;
-        }
+        rule_conds.push(conds);
+        rule_cond_text.extend(rule.conditions.iter().map(|c| c.text.as_str()));
     }
+    group.unconditional = unconditional.into_boxed_slice();
+    group.rule_conds = Csr::from_rows(rule_conds)?;
+    group.rule_cond_text = Strings::from_strs(rule_cond_text)?;
     group.keyed = Csr::from_rows(keyed)?;
     group.arg_keyed = Csr::from_rows(arg_keyed)?;
     group.derive()?;
@@ -196,20 +200,10 @@ fn build_arg(
     lo: usize,
     shared: &mut Shared,
 ) -> Result<ArgMatcher, DfaError> {
-    let mut m = ArgMatcher {
-        path: path.to_vec(),
-        lo,
-        hi: lo + conds.len(),
-        raw: None,
-        norm: None,
-        needles: None,
-        shell: None,
-        shell_conds: Vec::new(),
-        numeric: Vec::new(),
-        present: Vec::new(),
-        negated: Vec::new(),
-        path_conds: Vec::new(),
-    };
+    let bound = |i: usize| u32::try_from(i).map_err(|_| IdOverflow("conditions of one agent"));
+    let mut other = OtherConds::default();
+    let (mut present, mut numeric, mut negated, mut path_conds) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut raw, mut norm, mut needles, mut shell) = (
         Patterns::default(),
         Patterns::default(),
@@ -219,17 +213,20 @@ fn build_arg(
     for (i, c) in conds.iter().enumerate() {
         let id = CondId::new(lo + i)?;
         match &c.test {
-            CondTest::Present => m.present.push(id),
-            CondTest::Num(op, n) => m.numeric.push((id, *op, *n)),
+            CondTest::Present => present.push(id),
+            CondTest::Num(op, n) => numeric.push((id, *op, *n)),
             CondTest::Contains(list) => {
                 for n in list {
                     needles.add(n.clone(), id);
                 }
             }
             CondTest::Shell(pattern) => shell.add(pattern.clone(), id),
-            CondTest::Str { pattern, negated } => {
-                if *negated {
-                    m.negated.push(id);
+            CondTest::Str {
+                pattern,
+                negated: is_negated,
+            } => {
+                if *is_negated {
+                    negated.push(id);
                 }
                 match pattern {
                     StrPattern::OneOf(values) if values.is_empty() => {}
@@ -237,50 +234,62 @@ fn build_arg(
                     StrPattern::Glob { regex, .. } => raw.add(regex.clone(), id),
                     StrPattern::Regex(regex) => raw.add(regex.clone(), id),
                     StrPattern::PathGlob { regex, .. } => {
-                        m.path_conds.push(id);
+                        path_conds.push(id);
                         norm.add(regex.clone(), id)
                     }
                 }
             }
         }
     }
+    other.present = present.into_boxed_slice();
+    other.numeric = numeric.into_boxed_slice();
+    other.negated = negated.into_boxed_slice();
     let limits = shared.limits;
+    let mut raw_index = None;
     if !raw.sources.is_empty() {
-        m.raw = Some(Box::new(PatternConds {
+        raw_index = Some(Box::new(PatternConds {
             matcher: PatternIndex::build(&raw.sources, &mut shared.automata, limits)?,
             conds: Csr::from_rows(raw.conds)?,
-            by_cond: Csr::default(),
+            by_cond: Csr::unset(),
         }));
     }
+    let mut norm_index = None;
     if !norm.sources.is_empty() {
-        m.norm = Some(Box::new(PatternConds {
+        norm_index = Some(Box::new(PatternConds {
             matcher: PatternIndex::build(&norm.sources, &mut shared.automata, limits)?,
             conds: Csr::from_rows(norm.conds)?,
-            by_cond: Csr::default(),
+            by_cond: Csr::unset(),
         }));
     }
     if !needles.sources.is_empty() {
-        m.needles = Some(PatternConds {
+        other.needles = Some(PatternConds {
             matcher: shared.needles(needles.sources)?,
             conds: Csr::from_rows(needles.conds)?,
-            by_cond: Csr::default(),
+            by_cond: Csr::unset(),
         });
     }
     if !shell.sources.is_empty() {
-        m.shell_conds = shell
+        let mut shell_conds: Vec<CondId> = shell
             .index
             .values()
             .flat_map(|&i| shell.conds[i].clone())
             .collect();
-        m.shell_conds.sort_unstable();
-        m.shell = Some(Box::new(PatternConds {
+        shell_conds.sort_unstable();
+        other.shell_conds = shell_conds.into_boxed_slice();
+        other.shell = Some(PatternConds {
             matcher: ShellPatterns::new(shell.sources).map_err(|e| DfaError {
                 message: e.to_string(),
                 too_large: false,
             })?,
             conds: Csr::from_rows(shell.conds)?,
-            by_cond: Csr::default(),
-        }));
+            by_cond: Csr::unset(),
+        });
     }
-    Ok(m)
+    Ok(ArgMatcher::new(
+        (path.into(), bound(lo)?, bound(lo + conds.len())?),
+        raw_index,
+        norm_index,
+        path_conds.into_boxed_slice(),
+        other,
+    ))
 }

@@ -11,12 +11,13 @@ pub(crate) mod group;
 
 use crate::diagnostic::{code, Diagnostic, Diagnostics};
 use crate::program::agent::AgentRt;
+use crate::program::agent_index::AgentIndex;
 use crate::program::bitset::BitSet;
 use crate::program::catalog::{Catalog, ToolRt};
 use crate::program::csr::Csr;
 use crate::program::dfa::{DfaError, DfaLimits};
 use crate::program::group::Group;
-use crate::program::ids::{AgentId, GroupId, IdOverflow, LocalRuleId, RuleId, ServerId, ToolId};
+use crate::program::ids::{GroupId, IdOverflow, LocalRuleId, RuleId, ServerId, ToolId};
 use crate::program::index::{Automata, PatternIndex};
 use crate::program::perms::{GrantSet, PermTable};
 use crate::program::rule::{RuleRef, RuleRt};
@@ -56,12 +57,7 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Program
     if diags.has_errors() {
         return Err(diags);
     }
-    let agent_index = agents
-        .iter()
-        .enumerate()
-        .map(|(i, a)| Ok((a.name.clone(), AgentId::new(i)?)))
-        .collect::<Result<_, IdOverflow>>()
-        .map_err(too_large)?;
+    let agent_index = AgentIndex::build(&agents).map_err(|_| too_large(IdOverflow("agents")))?;
     Ok(Program {
         agents,
         agent_index,
@@ -151,7 +147,10 @@ fn rule_table(policy: &Policy) -> Result<(Vec<RuleRt>, Vec<AgentRules<'_>>), IdO
                 ),
             };
             mine.push((RuleId::new(rules.len())?, rule));
-            rules.push(RuleRt { info, message });
+            rules.push(RuleRt {
+                info,
+                message: message.into(),
+            });
         }
         agent_rules.push(mine);
     }
@@ -160,27 +159,29 @@ fn rule_table(policy: &Policy) -> Result<(Vec<RuleRt>, Vec<AgentRules<'_>>), IdO
 
 /// Step 3: an agent's grants as bitsets over the interned permissions and domains.
 fn grant_set(agent: &AgentDef, perms: &PermTable) -> GrantSet {
-    let mut grants = GrantSet {
-        all: false,
-        exact: BitSet::new(perms.len()),
-        domains: BitSet::new(perms.domain_len()),
-    };
+    let mut all = false;
+    let mut exact = BitSet::new(perms.len());
+    let mut domains = BitSet::new(perms.domain_len());
     for (g, _) in &agent.grants {
         match g {
-            Grant::All => grants.all = true,
+            Grant::All => all = true,
             Grant::Domain(d) => {
                 if let Some(id) = perms.domain_id(d) {
-                    grants.domains.insert(id.index());
+                    domains.insert(id.index());
                 }
             }
             Grant::Exact(p) => {
                 if let Some(id) = perms.id(&p.domain, &p.action) {
-                    grants.exact.insert(id.index());
+                    exact.insert(id.index());
                 }
             }
         }
     }
-    grants
+    GrantSet {
+        all,
+        exact: exact.into(),
+        domains: domains.into(),
+    }
 }
 
 /// Step 4: the agent's rule group (all its rules), pushed onto `groups`; its ID. An agent
@@ -238,17 +239,17 @@ fn rule_group(
 /// The agent's own tables; the catalog or target step fills in the rest.
 fn agent_tables(agent: &AgentDef, grants: GrantSet, group: GroupId) -> AgentRt {
     AgentRt {
-        name: agent.name.clone(),
+        name: agent.name.as_str().into(),
         default: agent.default,
         grants,
         group,
         targets: None,
-        visible: Vec::new(),
+        visible: Box::default(),
         candidates: Csr::default(),
-        deny_candidates: Csr::default(),
+        deny_candidates: Csr::unset(),
         default_message: match agent.default {
-            Effect::Allow => format!("allowed by the default of agent `{}`", agent.name),
-            Effect::Deny => String::new(),
+            Effect::Allow => format!("allowed by the default of agent `{}`", agent.name).into(),
+            Effect::Deny => Box::default(),
         },
     }
 }
@@ -299,16 +300,18 @@ fn catalog_tables(
     for (a, ((rt, agent), mine)) in rows.enumerate() {
         let per_tool = rules_per_tool(mine, n_tools);
         let first_rule = mine.first().map_or(0, |(id, _)| id.index());
+        let mut candidates = Vec::with_capacity(n_tools);
+        let mut visible = Vec::new();
         for ((t, members), tool) in (0u32..).zip(&per_tool).zip(&tools) {
             let missing = policy
                 .missing(a, t)
                 .and_then(|p| perms.id(&p.domain, &p.action));
-            gate.push(missing);
+            gate.push(Catalog::gate_entry(missing)?);
             let locals = members
                 .iter()
                 .map(|(id, _)| LocalRuleId::new(id.index() - first_rule))
                 .collect::<Result<Vec<_>, _>>()?;
-            rt.candidates.push_row(&locals)?;
+            candidates.push(locals);
             let targeted_by_allow = members.iter().any(|(_, r)| r.effect == Effect::Allow);
             let removed = members
                 .iter()
@@ -321,15 +324,17 @@ fn catalog_tables(
                 && (targeted_by_allow || agent.default == Effect::Allow)
                 && !removed
             {
-                rt.visible.push(tool_id(t)?);
+                visible.push(tool_id(t)?);
             }
         }
+        rt.candidates = Csr::from_rows(candidates)?;
+        rt.visible = visible.into_boxed_slice();
     }
     Ok(Catalog {
         tools,
         by_name,
         servers,
-        gate,
+        gate: gate.into_boxed_slice(),
         n_tools,
     })
 }

@@ -47,7 +47,7 @@ impl Engine {
             );
         };
         if let Some(e) = explanation.as_mut() {
-            e.agent = Some(agent.name.clone());
+            e.agent = Some(agent.name.to_string());
         }
 
         // 2. tool lookup (and, without a catalog, the request's declared permissions)
@@ -100,7 +100,7 @@ impl Engine {
             evaluate::Fired::Deny(local) => (local, Reason::DeniedByRule),
             evaluate::Fired::Allow(local) => (local, Reason::AllowedByRule),
             evaluate::Fired::Nothing if agent.default == Effect::Allow => {
-                return Verdict::new(Reason::DefaultAllow, agent.default_message.as_str())
+                return Verdict::new(Reason::DefaultAllow, &*agent.default_message)
             }
             evaluate::Fired::Nothing => {
                 return Verdict::new(
@@ -115,7 +115,7 @@ impl Engine {
         let rule = &self.program.rules[group.rules[local.index()].index()];
         Verdict {
             rule: Some(&rule.info),
-            ..Verdict::new(reason, rule.message.as_str())
+            ..Verdict::new(reason, &*rule.message)
         }
     }
 
@@ -213,7 +213,9 @@ impl Engine {
         let slot = agent_id.index() * cat.n_tools + t.index();
         Ok(Resolved {
             display: Cow::Borrowed(tool.display.as_str()),
-            needs_missing: cat.gate[slot].map(|p| Cow::Borrowed(self.program.perms.name(p))),
+            needs_missing: cat
+                .missing(slot)
+                .map(|p| Cow::Borrowed(self.program.perms.name(p))),
             needs: if explain {
                 tool.needs
                     .iter()

@@ -201,8 +201,8 @@ impl Group {
         s: &mut Scratch,
     ) -> Option<Fired> {
         let explain = trace.is_some();
-        s.allow.reset(self.n_conds);
-        s.deny.reset(self.n_conds);
+        s.allow.reset(self.n_conds as usize);
+        s.deny.reset(self.n_conds as usize);
         s.states.clear();
         s.states.resize(self.args.len(), ArgState::Unjudged);
         let focus = match candidates {
@@ -226,7 +226,7 @@ impl Group {
                 judge_arg(a, s)?;
             }
         } else {
-            for &a in &self.deny_args {
+            for &a in self.deny_args() {
                 judge_arg(a.index(), s)?;
             }
         }
@@ -268,7 +268,7 @@ impl Group {
         if effect == Effect::Deny {
             return s.deny.contains(c);
         }
-        let Some(&a) = self.cond_arg.get(c.index()) else {
+        let Some(a) = self.cond_arg(c) else {
             return false;
         };
         let (Some(arg), Some(&state)) = (self.args.get(a.index()), s.states.get(a.index())) else {
@@ -276,7 +276,7 @@ impl Group {
         };
         match state {
             ArgState::Unjudged => false,
-            ArgState::Absent => !arg.present.contains(&c),
+            ArgState::Absent => !arg.present().contains(&c),
             ArgState::Empty => true,
             ArgState::Judged => s.allow.contains(c),
         }
@@ -437,7 +437,7 @@ impl Judge<'_> {
         if !present {
             return Some(ArgState::Absent);
         }
-        for &c in &arg.present {
+        for &c in arg.present() {
             s.deny.insert(c);
             s.allow.insert(c);
         }
@@ -469,8 +469,8 @@ impl Judge<'_> {
         for &local in rules {
             for &c in group.rule_conds.row(local.index()) {
                 let c = c.index();
-                if (arg.lo..arg.hi).contains(&c) {
-                    extend_small(wanted, index.by_cond.row(c - arg.lo));
+                if arg.conds().contains(&c) {
+                    extend_small(wanted, index.by_cond.row(c - arg.lo as usize));
                 }
             }
         }
@@ -534,13 +534,13 @@ impl Judge<'_> {
         let mut unreadable_path = false;
         match value {
             Value::String(text) => {
-                if let Some(sh) = &arg.shell {
+                if let Some(sh) = arg.shell() {
                     shell_hits(sh, text, s);
                 }
                 if let Some(r) = &arg.raw {
                     self.index_hits(r, text.as_bytes(), raw_focused, false, s)?;
                 }
-                if let Some(n) = &arg.needles {
+                if let Some(n) = arg.needles() {
                     let m = self.needles.get(n.matcher.index())?;
                     let (value_out, conds) = (&mut s.value, &n.conds);
                     if !m.matches(text, &mut s.seen, |id| {
@@ -561,7 +561,7 @@ impl Judge<'_> {
             Value::Number(n) => {
                 if let Some(x) = n.as_f64() {
                     s.value.extend(
-                        arg.numeric
+                        arg.numeric()
                             .iter()
                             .filter(|(_, op, rhs)| op.apply(x, *rhs))
                             .map(|(c, _, _)| *c),
@@ -569,17 +569,17 @@ impl Judge<'_> {
                 }
                 unreadable_path = true;
                 // Not a command line: a `shell` deny fails closed.
-                s.deny_only.extend_from_slice(&arg.shell_conds);
+                s.deny_only.extend_from_slice(arg.shell_conds());
             }
             _ => {
                 unreadable_path = true;
-                s.deny_only.extend_from_slice(&arg.shell_conds);
+                s.deny_only.extend_from_slice(arg.shell_conds());
             }
         }
         s.value.sort_unstable();
         s.value.dedup();
         // `!=` is the negation of its `==` pattern, judged per value.
-        for &c in &arg.negated {
+        for &c in arg.negated() {
             match s.value.binary_search(&c) {
                 Ok(i) => {
                     s.value.remove(i);

@@ -245,7 +245,7 @@ impl Engine {
     /// assert_eq!(engine.agent_names().collect::<Vec<_>>(), ["a", "b"]);
     /// ```
     pub fn agent_names(&self) -> impl Iterator<Item = &str> {
-        self.program.agents.iter().map(|a| a.name.as_str())
+        self.program.agents.iter().map(|a| &*a.name)
     }
 
     /// True when the policy has a tool catalog.

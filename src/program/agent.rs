@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 /// One compiled agent.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct AgentRt {
-    pub name: String,
+    pub name: Box<str>,
     pub default: Effect,
     pub grants: GrantSet,
     /// The group of all the agent's rules.
@@ -20,14 +20,15 @@ pub(crate) struct AgentRt {
     /// Boxed: with a catalog (the common case) there is none.
     pub targets: Option<Box<TargetMatcher>>,
     /// With a catalog: the tools the agent may see, in declaration order.
-    pub visible: Vec<ToolId>,
+    pub visible: Box<[ToolId]>,
     /// With a catalog: per tool, the local IDs of the rules that target it, ascending.
     pub candidates: Csr<LocalRuleId>,
     /// With a catalog: per tool, the deny rules among `candidates` (derived, not stored), so
-    /// that looking for a firing deny reads only deny rules.
-    #[serde(skip)]
+    /// that looking for a firing deny reads only deny rules. Holds no rows (and allocates
+    /// nothing) when the agent has no deny rule.
+    #[serde(skip, default = "Csr::unset")]
     pub deny_candidates: Csr<LocalRuleId>,
-    pub default_message: String,
+    pub default_message: Box<str>,
 }
 
 impl AgentRt {
@@ -36,6 +37,10 @@ impl AgentRt {
     pub(crate) fn derive(&mut self, group: &Group, n_tools: usize) -> Result<(), IdOverflow> {
         let is_deny =
             |&local: &LocalRuleId| group.effects.get(local.index()) == Some(&Effect::Deny);
+        if !group.effects.contains(&Effect::Deny) {
+            self.deny_candidates = Csr::unset();
+            return Ok(());
+        }
         self.deny_candidates = Csr::from_rows((0..n_tools).map(|t| {
             let row = self.candidates.row(t).iter().copied();
             row.filter(is_deny).collect::<Vec<LocalRuleId>>()

@@ -1,6 +1,6 @@
 //! The tool catalog: tools, servers and the permission gate of every (agent, tool) pair.
 
-use super::ids::{IdOverflow, PermId, ServerId, ToolId};
+use super::ids::{Id, IdOverflow, PermId, ServerId, ToolId};
 use super::{all_below, check, Invalid};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -25,8 +25,11 @@ pub(crate) struct Catalog {
     #[serde(skip)]
     pub by_name: FxHashMap<String, Vec<ToolId>>,
     pub servers: Vec<String>,
-    /// `agent * n_tools + tool` -> the first permission not granted.
-    pub gate: Vec<Option<PermId>>,
+    /// `agent * n_tools + tool` -> the first permission not granted, as its ID plus one
+    /// (0 when every permission is granted): four bytes a pair (see [`Catalog::missing`]).
+    /// Bundles store each entry as an optional permission.
+    #[serde(with = "gate_encoding")]
+    pub gate: Box<[u32]>,
     pub n_tools: usize,
 }
 
@@ -47,7 +50,9 @@ impl Catalog {
             "permission gate table size mismatch",
         )?;
         check(
-            self.gate.iter().flatten().all(|&p| p.index() < n_perms),
+            self.gate
+                .iter()
+                .all(|&g| g.checked_sub(1).is_none_or(|p| (p as usize) < n_perms)),
             "gate permission out of range",
         )?;
         for t in &self.tools {
@@ -66,6 +71,40 @@ impl Catalog {
         }
         self.by_name = by_name(&self.tools).map_err(|_| Invalid("too many tools"))?;
         Ok(())
+    }
+}
+
+impl Catalog {
+    /// The first permission the (agent, tool) pair at `slot` of the gate is not granted.
+    #[inline]
+    pub(crate) fn missing(&self, slot: usize) -> Option<PermId> {
+        let entry = *self.gate.get(slot)?;
+        entry.checked_sub(1).map(PermId::from_raw)
+    }
+
+    /// The gate entry of a pair whose first missing permission is `missing`.
+    pub(crate) fn gate_entry(missing: Option<PermId>) -> Result<u32, IdOverflow> {
+        missing.map_or(Ok(0), |p| {
+            p.raw().checked_add(1).ok_or(IdOverflow("permissions"))
+        })
+    }
+}
+
+/// The gate as bundles store it: one optional permission ID per (agent, tool) pair.
+mod gate_encoding {
+    use super::{Catalog, Id, PermId};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(gate: &[u32], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(gate.iter().map(|&g| g.checked_sub(1).map(PermId::from_raw)))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Box<[u32]>, D::Error> {
+        let entries = Vec::<Option<PermId>>::deserialize(d)?;
+        entries
+            .into_iter()
+            .map(|p| Catalog::gate_entry(p).map_err(serde::de::Error::custom))
+            .collect()
     }
 }
 

@@ -3,20 +3,37 @@
 //! bundle of thousands of rules loads in milliseconds.
 
 use super::ids::{Id, IdOverflow};
+use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
+use std::marker::PhantomData;
 
 /// Rows of IDs: row `i` is `items[offsets[i]..offsets[i + 1]]`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// One boxed slice holds the row count, the offsets and the items, end to end (the counts
+/// stored as raw IDs): a table is built once, and an engine holds several per agent, so one
+/// allocation and a two-word header each, with no capacity or slack, matter. Bundles store
+/// the offsets and the items as two sequences.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Csr<T> {
-    offsets: Vec<u32>,
-    items: Vec<T>,
+    /// `[rows, offsets (rows + 1, the first 0), items...]`; empty for [`Csr::unset`].
+    data: Box<[T]>,
 }
 
-impl<T> Default for Csr<T> {
+impl<T: Id> Default for Csr<T> {
+    /// The table of no rows, as bundles store it (offsets `[0]`).
     fn default() -> Csr<T> {
         Csr {
-            offsets: vec![0],
-            items: Vec::new(),
+            data: Box::new([T::from_raw(0), T::from_raw(0)]),
+        }
+    }
+}
+
+impl<T> Csr<T> {
+    /// A table of no rows that allocates nothing, for derived tables (never stored, never
+    /// validated): every row reads as empty.
+    pub fn unset() -> Csr<T> {
+        Csr {
+            data: Box::default(),
         }
     }
 }
@@ -27,90 +44,259 @@ impl<T: Id> Csr<T> {
     pub fn from_rows<R: AsRef<[T]>>(
         rows: impl IntoIterator<Item = R>,
     ) -> Result<Csr<T>, IdOverflow> {
-        let mut t = Csr::default();
+        let mut offsets = vec![0];
+        let mut items = Vec::new();
         for r in rows {
-            t.push_row(r.as_ref())?;
+            let row = r.as_ref();
+            let end = u32::try_from(items.len() + row.len())
+                .map_err(|_| IdOverflow("items in one table"))?;
+            items.extend_from_slice(row);
+            offsets.push(end);
         }
-        Ok(t)
+        Csr::pack(&offsets, &items).ok_or(IdOverflow("rows in one table"))
     }
 
-    /// Appends a row; an error (and the table unchanged) when the table would hold more
-    /// items than a `u32` offset reaches.
-    pub fn push_row(&mut self, row: &[T]) -> Result<(), IdOverflow> {
-        let end = u32::try_from(self.items.len() + row.len())
-            .map_err(|_| IdOverflow("items in one table"))?;
-        self.items.extend_from_slice(row);
-        self.offsets.push(end);
-        Ok(())
+    /// The table of `offsets` and `items` (unchecked: see [`Csr::is_valid`]); `None` when
+    /// there are no offsets or too many rows to count.
+    fn pack(offsets: &[u32], items: &[T]) -> Option<Csr<T>> {
+        let rows = u32::try_from(offsets.len().checked_sub(1)?).ok()?;
+        let mut data = Vec::with_capacity(1 + offsets.len() + items.len());
+        data.push(T::from_raw(rows));
+        data.extend(offsets.iter().map(|&o| T::from_raw(o)));
+        data.extend_from_slice(items);
+        Some(Csr {
+            data: data.into_boxed_slice(),
+        })
+    }
+
+    /// The stored offsets (empty for [`Csr::unset`]).
+    fn offsets(&self) -> &[T] {
+        self.data.get(1..self.rows() + 2).unwrap_or(&[])
     }
 
     /// Number of rows.
+    #[inline]
     pub fn rows(&self) -> usize {
-        self.offsets.len().saturating_sub(1)
+        self.data.first().map_or(0, |r| r.index())
     }
 
     /// Row `i` (empty when out of range).
     #[inline]
     pub fn row(&self, i: usize) -> &[T] {
-        match (self.offsets.get(i), self.offsets.get(i + 1)) {
-            (Some(&a), Some(&b)) => self.items.get(a as usize..b as usize).unwrap_or(&[]),
+        let rows = self.rows();
+        if i >= rows {
+            return &[];
+        }
+        match (self.data.get(i + 1), self.data.get(i + 2)) {
+            (Some(a), Some(b)) => {
+                let base = rows + 2;
+                self.data
+                    .get(base + a.index()..base + b.index())
+                    .unwrap_or(&[])
+            }
             _ => &[],
         }
     }
 
     /// Where row `i` starts among the items.
     pub fn row_start(&self, i: usize) -> usize {
-        self.offsets.get(i).copied().unwrap_or(0) as usize
+        self.offsets().get(i).map_or(0, |o| o.index())
     }
 
     /// Every item.
     pub fn items(&self) -> &[T] {
-        &self.items
+        self.data.get(self.rows() + 2..).unwrap_or(&[])
     }
 
     /// True when the offsets are well formed and every item is below `bound`.
     pub fn is_valid(&self, rows: usize, bound: usize) -> bool {
-        self.offsets.len() == rows + 1
-            && self.offsets.first() == Some(&0)
-            && self.offsets.windows(2).all(|w| w[0] <= w[1])
-            && self
-                .offsets
+        let offsets = self.offsets();
+        self.rows() == rows
+            && offsets.len() == rows + 1
+            && offsets.first().map(|o| o.index()) == Some(0)
+            && offsets.windows(2).all(|w| w[0] <= w[1])
+            && offsets
                 .last()
-                .is_some_and(|&l| l as usize == self.items.len())
-            && self.items.iter().all(|&i| i.index() < bound)
+                .is_some_and(|l| l.index() == self.items().len())
+            && self.items().iter().all(|&i| i.index() < bound)
+    }
+}
+
+impl<T: Id + Serialize> Serialize for Csr<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let unset = [T::from_raw(0)];
+        let offsets = match self.offsets() {
+            [] => &unset[..],
+            o => o,
+        };
+        let mut s = serializer.serialize_struct("Csr", 2)?;
+        s.serialize_field("offsets", &Raw(offsets))?;
+        s.serialize_field("items", self.items())?;
+        s.end()
+    }
+}
+
+/// IDs serialized as the `u32` counts they hold.
+struct Raw<'a, T>(&'a [T]);
+
+impl<T: Id> Serialize for Raw<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|&o| o.raw()))
+    }
+}
+
+impl<'de, T: Id + Deserialize<'de>> Deserialize<'de> for Csr<T> {
+    /// Reads the offsets and the items straight into the packed slice (one allocation
+    /// grown in place, no intermediate vectors): loading a bundle decodes several tables
+    /// per agent.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Csr<T>, D::Error> {
+        deserializer.deserialize_struct("Csr", &["offsets", "items"], CsrVisitor(PhantomData))
+    }
+}
+
+/// Decodes a [`Csr`] from its two sequences.
+struct CsrVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Id + Deserialize<'de>> Visitor<'de> for CsrVisitor<T> {
+    type Value = Csr<T>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a table of offsets and items")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Csr<T>, A::Error> {
+        let mut data = vec![T::from_raw(0)];
+        let offsets = Append {
+            data: &mut data,
+            raw: true,
+        };
+        seq.next_element_seed(offsets)?
+            .ok_or_else(|| serde::de::Error::invalid_length(0, &self))?;
+        let n_offsets = data.len() - 1;
+        let items = Append {
+            data: &mut data,
+            raw: false,
+        };
+        seq.next_element_seed(items)?
+            .ok_or_else(|| serde::de::Error::invalid_length(1, &self))?;
+        // No offsets at all: a table that `is_valid` refuses.
+        let Some(rows) = n_offsets.checked_sub(1).and_then(|r| u32::try_from(r).ok()) else {
+            return Ok(Csr::unset());
+        };
+        if let Some(first) = data.first_mut() {
+            *first = T::from_raw(rows);
+        }
+        Ok(Csr {
+            data: data.into_boxed_slice(),
+        })
+    }
+}
+
+/// Appends one decoded sequence to a packed table: raw `u32` counts (`raw`) or IDs.
+struct Append<'a, T> {
+    data: &'a mut Vec<T>,
+    raw: bool,
+}
+
+impl<'de, T: Id + Deserialize<'de>> DeserializeSeed<'de> for Append<'_, T> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, T: Id + Deserialize<'de>> Visitor<'de> for Append<'_, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a sequence of IDs")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        // The declared length is only a hint (a damaged bundle may claim anything).
+        self.data.reserve(seq.size_hint().unwrap_or(0).min(1 << 16));
+        if self.raw {
+            while let Some(o) = seq.next_element::<u32>()? {
+                self.data.push(T::from_raw(o));
+            }
+        } else {
+            while let Some(id) = seq.next_element::<T>()? {
+                self.data.push(id);
+            }
+        }
+        Ok(())
     }
 }
 
 /// Many strings in one buffer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// One boxed slice of bytes holds the count, the offsets (little-endian `u32`s) and the
+/// text, end to end: one allocation and a two-word header. Bundles store the offsets and
+/// the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Strings {
-    offsets: Vec<u32>,
-    text: String,
+    /// `[count, offsets (count + 1, the first 0), text]`.
+    data: Box<[u8]>,
 }
 
 impl Default for Strings {
     fn default() -> Strings {
-        Strings {
-            offsets: vec![0],
-            text: String::new(),
-        }
+        Strings::pack(&[0], "")
     }
 }
 
+/// The `u32` at position `i` of `data`'s offset area (the count is position 0).
+fn word(data: &[u8], i: usize) -> Option<u32> {
+    let bytes = data.get(i * 4..i * 4 + 4)?;
+    Some(u32::from_le_bytes(bytes.try_into().ok()?))
+}
+
 impl Strings {
-    /// Appends a string; an error (and the table unchanged) when the text would outgrow a
-    /// `u32` offset.
-    pub fn push(&mut self, s: &str) -> Result<(), IdOverflow> {
-        let end = u32::try_from(self.text.len() + s.len())
-            .map_err(|_| IdOverflow("bytes in one string table"))?;
-        self.text.push_str(s);
-        self.offsets.push(end);
-        Ok(())
+    /// The strings end to end; an error when the text would outgrow a `u32` offset.
+    pub fn from_strs<S: AsRef<str>>(
+        strings: impl IntoIterator<Item = S>,
+    ) -> Result<Strings, IdOverflow> {
+        let mut offsets = vec![0];
+        let mut text = String::new();
+        for s in strings {
+            let s = s.as_ref();
+            let end = u32::try_from(text.len() + s.len())
+                .map_err(|_| IdOverflow("bytes in one string table"))?;
+            text.push_str(s);
+            offsets.push(end);
+        }
+        u32::try_from(offsets.len()).map_err(|_| IdOverflow("strings in one table"))?;
+        Ok(Strings::pack(&offsets, &text))
+    }
+
+    /// The table of `offsets` over `text` (unchecked: see [`Strings::is_valid`]; no offsets
+    /// at all or more than a `u32` counts give a table it refuses).
+    fn pack(offsets: &[u32], text: &str) -> Strings {
+        let count = offsets
+            .len()
+            .checked_sub(1)
+            .and_then(|c| u32::try_from(c).ok());
+        let Some(count) = count else {
+            return Strings {
+                data: Box::default(),
+            };
+        };
+        let mut data = Vec::with_capacity(4 * (offsets.len() + 1) + text.len());
+        data.extend_from_slice(&count.to_le_bytes());
+        for o in offsets {
+            data.extend_from_slice(&o.to_le_bytes());
+        }
+        data.extend_from_slice(text.as_bytes());
+        Strings {
+            data: data.into_boxed_slice(),
+        }
     }
 
     /// Number of strings.
     pub fn len(&self) -> usize {
-        self.offsets.len().saturating_sub(1)
+        word(&self.data, 0).map_or(0, |c| c as usize)
     }
 
     /// True when there are none.
@@ -118,27 +304,68 @@ impl Strings {
         self.len() == 0
     }
 
+    /// The text, after the offsets.
+    fn text(&self) -> &[u8] {
+        self.data.get(4 * (self.len() + 2)..).unwrap_or(&[])
+    }
+
+    /// The offsets.
+    fn offsets(&self) -> impl Iterator<Item = u32> + '_ {
+        (1..self.len() + 2).map_while(|i| word(&self.data, i))
+    }
+
     /// String `i` (empty when out of range).
     pub fn get(&self, i: usize) -> &str {
-        match (self.offsets.get(i), self.offsets.get(i + 1)) {
-            (Some(&a), Some(&b)) => self.text.get(a as usize..b as usize).unwrap_or(""),
+        if i >= self.len() {
+            return "";
+        }
+        match (word(&self.data, i + 1), word(&self.data, i + 2)) {
+            (Some(a), Some(b)) => self
+                .text()
+                .get(a as usize..b as usize)
+                .and_then(|t| std::str::from_utf8(t).ok())
+                .unwrap_or(""),
             _ => "",
         }
     }
 
     /// True when the offsets are well formed and fall on character boundaries.
     pub fn is_valid(&self, len: usize) -> bool {
-        self.offsets.len() == len + 1
-            && self.offsets.first() == Some(&0)
-            && self.offsets.windows(2).all(|w| w[0] <= w[1])
-            && self
-                .offsets
-                .last()
-                .is_some_and(|&l| l as usize == self.text.len())
-            && self
-                .offsets
-                .iter()
-                .all(|&o| self.text.is_char_boundary(o as usize))
+        let Ok(text) = std::str::from_utf8(self.text()) else {
+            return false;
+        };
+        let offsets: Vec<u32> = self.offsets().collect();
+        self.data.len() >= 4 * (len + 2)
+            && self.len() == len
+            && offsets.len() == len + 1
+            && offsets.first() == Some(&0)
+            && offsets.windows(2).all(|w| w[0] <= w[1])
+            && offsets.last().is_some_and(|&l| l as usize == text.len())
+            && offsets.iter().all(|&o| text.is_char_boundary(o as usize))
+    }
+}
+
+impl Serialize for Strings {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let text = std::str::from_utf8(self.text()).unwrap_or("");
+        let mut s = serializer.serialize_struct("Strings", 2)?;
+        s.serialize_field("offsets", &self.offsets().collect::<Vec<u32>>())?;
+        s.serialize_field("text", text)?;
+        s.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Strings {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Strings, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(rename = "Strings")]
+        struct Parts {
+            offsets: Vec<u32>,
+            text: String,
+        }
+        let parts = Parts::deserialize(deserializer)?;
+        Ok(Strings::pack(&parts.offsets, &parts.text))
     }
 }
 
@@ -156,19 +383,55 @@ mod tests {
             (3, &[c(1), c(2)][..], &[][..], &[c(3)][..], &[][..])
         );
         assert!(t.is_valid(3, 4) && !t.is_valid(3, 3) && !t.is_valid(2, 4));
-        let mut s = Strings::default();
-        for text in ["é", "", "ab"] {
-            s.push(text).unwrap();
-        }
+        let s = Strings::from_strs(["é", "", "ab"]).unwrap();
         assert_eq!(
             (s.get(0), s.get(1), s.get(2), s.get(3)),
             ("é", "", "ab", "")
         );
         assert!(s.is_valid(3));
-        let broken = Strings {
-            offsets: vec![0, 1, 2],
-            text: "é".into(),
-        };
+        let broken = Strings::pack(&[0, 1, 2], "é");
         assert!(!broken.is_valid(2));
+        let unset = Csr::<CondId>::unset();
+        assert_eq!(
+            (unset.rows(), unset.row(0), unset.items()),
+            (0, &[][..], &[][..])
+        );
+    }
+
+    proptest::proptest! {
+        /// The packed tables read back their rows and strings, and bundles hold them as the
+        /// two sequences they always held (offsets, then items or text).
+        #[test]
+        fn packed_tables_keep_rows_and_their_encoding(
+            rows in proptest::collection::vec(proptest::collection::vec(0u32..50, 0..5), 0..8),
+            texts in proptest::collection::vec(".{0,4}", 0..8),
+        ) {
+            let ids: Vec<Vec<CondId>> = rows
+                .iter()
+                .map(|r| r.iter().map(|&i| CondId::new(i as usize).unwrap()).collect())
+                .collect();
+            let t = Csr::from_rows(&ids).unwrap();
+            proptest::prop_assert!(t.is_valid(rows.len(), 50));
+            let mut offsets = vec![0u32];
+            for (i, r) in ids.iter().enumerate() {
+                proptest::prop_assert_eq!(t.row(i), &r[..]);
+                offsets.push(offsets[i] + r.len() as u32);
+            }
+            let items: Vec<CondId> = ids.concat();
+            let bytes = postcard::to_allocvec(&t).unwrap();
+            proptest::prop_assert_eq!(&bytes, &postcard::to_allocvec(&(&offsets, &items)).unwrap());
+            proptest::prop_assert_eq!(postcard::from_bytes::<Csr<CondId>>(&bytes).unwrap(), t);
+
+            let s = Strings::from_strs(&texts).unwrap();
+            proptest::prop_assert!(s.is_valid(texts.len()));
+            let mut ends = vec![0u32];
+            for (i, text) in texts.iter().enumerate() {
+                proptest::prop_assert_eq!(s.get(i), text.as_str());
+                ends.push(ends[i] + text.len() as u32);
+            }
+            let bytes = postcard::to_allocvec(&s).unwrap();
+            proptest::prop_assert_eq!(&bytes, &postcard::to_allocvec(&(&ends, texts.concat())).unwrap());
+            proptest::prop_assert_eq!(postcard::from_bytes::<Strings>(&bytes).unwrap(), s);
+        }
     }
 }

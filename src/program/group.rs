@@ -29,7 +29,7 @@ pub(crate) struct PatternConds<M> {
     pub conds: Csr<CondId>,
     /// Derived (not stored in bundles), for pattern indexes: per condition of the argument
     /// (counted from the argument's first), the patterns that satisfy it.
-    #[serde(skip)]
+    #[serde(skip, default = "Csr::unset")]
     pub by_cond: Csr<PatternId>,
 }
 
@@ -54,90 +54,227 @@ impl ShellPatterns {
 }
 
 /// Everything the rules of a group ask of one argument path.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+///
+/// Bundles store the fields one after the other as [`ArgEncoding`] lists them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(from = "ArgEncoding")]
 pub(crate) struct ArgMatcher {
     /// The argument path.
-    pub path: Vec<String>,
+    pub path: Box<[String]>,
     /// The argument's condition IDs are `lo..hi`.
-    pub lo: usize,
-    pub hi: usize,
+    pub lo: u32,
+    pub hi: u32,
     /// Patterns over the raw string value.
     /// (Boxed, like `norm`: an argument usually has one of the two, and a group is held per
     /// agent.)
     pub raw: Option<Box<PatternConds<PatternIndex>>>,
     /// Path patterns over the normalized value.
     pub norm: Option<Box<PatternConds<PatternIndex>>>,
+    /// Path-pattern conditions (fail closed in a deny).
+    pub path_conds: Box<[CondId]>,
+    /// The other kinds of condition, boxed together: most arguments have none of them, and
+    /// an argument matcher is held per argument of every agent. `None` when all are empty.
+    pub other: Option<Box<OtherConds>>,
+}
+
+/// The conditions of an argument other than its string and path patterns.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OtherConds {
     /// `contains` needles (an index into the engine's needle matchers).
     pub needles: Option<PatternConds<NeedleId>>,
     /// `shell` argv patterns, matched on the parsed command line.
-    /// Boxed: few arguments have one, and a pattern set is large.
-    pub shell: Option<Box<PatternConds<ShellPatterns>>>,
+    pub shell: Option<PatternConds<ShellPatterns>>,
     /// The `shell` conditions, ascending (an unreadable command fires them all in a deny).
-    pub shell_conds: Vec<CondId>,
+    pub shell_conds: Box<[CondId]>,
     /// Numeric comparisons.
-    pub numeric: Vec<(CondId, CmpOp, f64)>,
+    pub numeric: Box<[(CondId, CmpOp, f64)]>,
     /// `present` conditions.
-    pub present: Vec<CondId>,
+    pub present: Box<[CondId]>,
     /// `!=` conditions (the negation of their pattern).
-    pub negated: Vec<CondId>,
-    /// Path-pattern conditions (fail closed in a deny).
-    pub path_conds: Vec<CondId>,
+    pub negated: Box<[CondId]>,
+}
+
+impl OtherConds {
+    /// True when there is no condition of these kinds.
+    fn is_empty(&self) -> bool {
+        self.needles.is_none()
+            && self.shell.is_none()
+            && self.shell_conds.is_empty()
+            && self.numeric.is_empty()
+            && self.present.is_empty()
+            && self.negated.is_empty()
+    }
+}
+
+/// An argument matcher as bundles store it.
+#[derive(Deserialize)]
+struct ArgEncoding {
+    path: Box<[String]>,
+    lo: u32,
+    hi: u32,
+    raw: Option<Box<PatternConds<PatternIndex>>>,
+    norm: Option<Box<PatternConds<PatternIndex>>>,
+    needles: Option<PatternConds<NeedleId>>,
+    shell: Option<PatternConds<ShellPatterns>>,
+    shell_conds: Box<[CondId]>,
+    numeric: Box<[(CondId, CmpOp, f64)]>,
+    present: Box<[CondId]>,
+    negated: Box<[CondId]>,
+    path_conds: Box<[CondId]>,
+}
+
+impl From<ArgEncoding> for ArgMatcher {
+    fn from(e: ArgEncoding) -> ArgMatcher {
+        ArgMatcher::new(
+            (e.path, e.lo, e.hi),
+            e.raw,
+            e.norm,
+            e.path_conds,
+            OtherConds {
+                needles: e.needles,
+                shell: e.shell,
+                shell_conds: e.shell_conds,
+                numeric: e.numeric,
+                present: e.present,
+                negated: e.negated,
+            },
+        )
+    }
+}
+
+impl Serialize for ArgMatcher {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("ArgEncoding", 12)?;
+        s.serialize_field("path", &self.path)?;
+        s.serialize_field("lo", &self.lo)?;
+        s.serialize_field("hi", &self.hi)?;
+        s.serialize_field("raw", &self.raw)?;
+        s.serialize_field("norm", &self.norm)?;
+        s.serialize_field("needles", &self.needles())?;
+        s.serialize_field("shell", &self.shell())?;
+        s.serialize_field("shell_conds", self.shell_conds())?;
+        s.serialize_field("numeric", self.numeric())?;
+        s.serialize_field("present", self.present())?;
+        s.serialize_field("negated", self.negated())?;
+        s.serialize_field("path_conds", &self.path_conds)?;
+        s.end()
+    }
+}
+
+impl ArgMatcher {
+    /// A matcher of argument `path` whose conditions are `lo..hi`; `other` is kept only when
+    /// it holds something.
+    pub(crate) fn new(
+        (path, lo, hi): (Box<[String]>, u32, u32),
+        raw: Option<Box<PatternConds<PatternIndex>>>,
+        norm: Option<Box<PatternConds<PatternIndex>>>,
+        path_conds: Box<[CondId]>,
+        other: OtherConds,
+    ) -> ArgMatcher {
+        ArgMatcher {
+            path,
+            lo,
+            hi,
+            raw,
+            norm,
+            path_conds,
+            other: (!other.is_empty()).then(|| Box::new(other)),
+        }
+    }
+
+    /// The `contains` needles.
+    pub(crate) fn needles(&self) -> Option<&PatternConds<NeedleId>> {
+        self.other.as_deref()?.needles.as_ref()
+    }
+
+    /// The `shell` argv patterns.
+    pub(crate) fn shell(&self) -> Option<&PatternConds<ShellPatterns>> {
+        self.other.as_deref()?.shell.as_ref()
+    }
+
+    /// The `shell` conditions, ascending.
+    pub(crate) fn shell_conds(&self) -> &[CondId] {
+        self.other.as_deref().map_or(&[], |o| &o.shell_conds)
+    }
+
+    /// The numeric comparisons.
+    pub(crate) fn numeric(&self) -> &[(CondId, CmpOp, f64)] {
+        self.other.as_deref().map_or(&[], |o| &o.numeric)
+    }
+
+    /// The `present` conditions.
+    pub(crate) fn present(&self) -> &[CondId] {
+        self.other.as_deref().map_or(&[], |o| &o.present)
+    }
+
+    /// The `!=` conditions.
+    pub(crate) fn negated(&self) -> &[CondId] {
+        self.other.as_deref().map_or(&[], |o| &o.negated)
+    }
+
+    /// The argument's condition IDs, as positions.
+    pub(crate) fn conds(&self) -> std::ops::Range<usize> {
+        self.lo as usize..self.hi as usize
+    }
 }
 
 /// The rules of one agent for one tool (or, without a catalog, all of an agent's rules).
+///
+/// A group is held per agent, so its lists are boxed slices (no capacity word, no slack)
+/// and its counts `u32`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Group {
     /// Global rule IDs in source order; a rule's local ID is its index here.
-    pub rules: Vec<RuleId>,
+    pub rules: Box<[RuleId]>,
     /// Effect of each local rule.
-    pub effects: Vec<Effect>,
+    pub effects: Box<[Effect]>,
     /// Condition IDs of each local rule, in the rule's order.
     pub rule_conds: Csr<CondId>,
     /// Per condition: the local rules keyed on it.
     pub keyed: Csr<LocalRuleId>,
     /// Local rules with no condition, ascending.
-    pub unconditional: Vec<LocalRuleId>,
+    pub unconditional: Box<[LocalRuleId]>,
     /// Per argument: the local rules keyed on one of its conditions other than `present`,
     /// ascending (the rules an absent argument satisfies vacuously in an allow).
     pub arg_keyed: Csr<LocalRuleId>,
     /// Number of distinct conditions.
-    pub n_conds: usize,
+    pub n_conds: u32,
     /// Each rule's conditions as written (aligned with `rule_conds`' items), for
     /// explanations: two rules may share a condition written differently.
     pub rule_cond_text: Strings,
     /// One matcher per argument path.
-    pub args: Vec<ArgMatcher>,
-    /// Derived (not stored in bundles): the argument of each condition.
+    pub args: Box<[ArgMatcher]>,
+    /// Derived (not stored in bundles): the argument of each condition, then the
+    /// arguments some deny rule reads, ascending, in one slice (see [`Group::cond_arg`] and
+    /// [`Group::deny_args`]).
     #[serde(skip)]
-    pub cond_arg: Vec<ArgId>,
-    /// Derived (not stored in bundles): the arguments some deny rule reads, ascending. A
-    /// decision judges these first and stops when a deny fires.
-    #[serde(skip)]
-    pub deny_args: Vec<ArgId>,
+    pub arg_tables: Box<[ArgId]>,
 }
 
 impl Group {
     /// Computes the tables derived from the stored ones (after building, and after loading
     /// a bundle once the stored tables are validated).
     pub(crate) fn derive(&mut self) -> Result<(), IdOverflow> {
-        self.cond_arg = vec![ArgId::FIRST; self.n_conds];
+        let mut cond_arg = vec![ArgId::FIRST; self.n_conds as usize];
         for (a, arg) in self.args.iter().enumerate() {
             let id = ArgId::new(a)?;
-            for slot in self.cond_arg.get_mut(arg.lo..arg.hi).into_iter().flatten() {
+            for slot in cond_arg.get_mut(arg.conds()).into_iter().flatten() {
                 *slot = id;
             }
         }
         let mut deny_args: Vec<ArgId> = (0..self.rules.len())
             .filter(|&local| self.effects.get(local) == Some(&Effect::Deny))
             .flat_map(|local| self.rule_conds.row(local).iter())
-            .filter_map(|&c| self.cond_arg.get(c.index()).copied())
+            .filter_map(|&c| cond_arg.get(c.index()).copied())
             .collect();
         deny_args.sort_unstable();
         deny_args.dedup();
-        self.deny_args = deny_args;
+        cond_arg.extend(deny_args);
+        self.arg_tables = cond_arg.into_boxed_slice();
         for arg in &mut self.args {
-            let n = arg.hi.saturating_sub(arg.lo);
-            let lo = arg.lo;
+            let n = arg.conds().len();
+            let lo = arg.lo as usize;
             for index in [arg.raw.as_deref_mut(), arg.norm.as_deref_mut()]
                 .into_iter()
                 .flatten()
@@ -159,11 +296,27 @@ impl Group {
         Ok(())
     }
 
+    /// The argument of condition `c` (derived; `None` when out of range).
+    #[inline]
+    pub(crate) fn cond_arg(&self, c: CondId) -> Option<ArgId> {
+        let i = c.index();
+        (i < self.n_conds as usize)
+            .then(|| self.arg_tables.get(i).copied())
+            .flatten()
+    }
+
+    /// The arguments some deny rule reads, ascending (derived). A decision judges these
+    /// first and stops when a deny fires.
+    #[inline]
+    pub(crate) fn deny_args(&self) -> &[ArgId] {
+        self.arg_tables.get(self.n_conds as usize..).unwrap_or(&[])
+    }
+
     /// The argument a condition is about.
     pub(crate) fn arg_of(&self, cond: CondId) -> Option<usize> {
         let c = cond.index();
-        let i = self.args.partition_point(|a| a.hi <= c);
-        (i < self.args.len() && self.args[i].lo <= c).then_some(i)
+        let i = self.args.partition_point(|a| a.hi as usize <= c);
+        (i < self.args.len() && self.args[i].lo as usize <= c).then_some(i)
     }
 
     /// Checks every table and index of the group against the program's `n_rules` rules, its
@@ -176,7 +329,7 @@ impl Group {
     ) -> Result<(), Invalid> {
         let g = self;
         let n_rules = g.rules.len();
-        let n = g.n_conds;
+        let n = g.n_conds as usize;
         check(
             all_below(&g.rules, n_rules_total),
             "group rule out of range",
@@ -209,21 +362,20 @@ impl Group {
         let mut next = 0;
         for arg in &g.args {
             check(
-                arg.lo == next && arg.lo <= arg.hi && arg.hi <= n,
+                arg.lo as usize == next && arg.lo <= arg.hi && arg.hi as usize <= n,
                 "argument condition ranges are not contiguous",
             )?;
-            next = arg.hi;
-            let in_range =
-                |ids: &[CondId]| ids.iter().all(|&c| (arg.lo..arg.hi).contains(&c.index()));
+            next = arg.hi as usize;
+            let in_range = |ids: &[CondId]| ids.iter().all(|&c| arg.conds().contains(&c.index()));
             check(!arg.path.is_empty(), "empty argument path")?;
             check(
-                in_range(&arg.present) && in_range(&arg.negated) && in_range(&arg.path_conds),
+                in_range(arg.present()) && in_range(arg.negated()) && in_range(&arg.path_conds),
                 "argument condition out of range",
             )?;
             check(
-                arg.numeric
+                arg.numeric()
                     .iter()
-                    .all(|(c, _, _)| (arg.lo..arg.hi).contains(&c.index())),
+                    .all(|(c, _, _)| arg.conds().contains(&c.index())),
                 "numeric condition out of range",
             )?;
             for index in [arg.raw.as_deref(), arg.norm.as_deref()]
@@ -237,15 +389,15 @@ impl Group {
                 )?;
                 index.matcher.validate(automata, rows)?;
             }
-            if let Some(sh) = &arg.shell {
+            if let Some(sh) = arg.shell() {
                 check(
                     sh.conds.is_valid(sh.matcher.sources.len(), n)
                         && in_range(sh.conds.items())
-                        && in_range(&arg.shell_conds),
+                        && in_range(arg.shell_conds()),
                     "shell pattern table mismatch",
                 )?;
             }
-            if let Some(nd) = &arg.needles {
+            if let Some(nd) = arg.needles() {
                 let m = needles
                     .get(nd.matcher.index())
                     .ok_or(Invalid("needle matcher out of range"))?;
@@ -281,7 +433,8 @@ impl Group {
             {
                 index.matcher.rebuild().map_err(Invalid::from)?;
             }
-            if let Some(sh) = arg.shell.as_mut() {
+            let other = arg.other.as_deref_mut();
+            if let Some(sh) = other.and_then(|o| o.shell.as_mut()) {
                 let sources = std::mem::take(&mut sh.matcher.sources);
                 sh.matcher = ShellPatterns::new(sources)
                     .map_err(|_| Invalid("a shell pattern of the bundle does not parse"))?;

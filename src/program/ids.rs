@@ -38,6 +38,11 @@ impl std::error::Error for IdOverflow {}
 pub trait Id: Copy + Ord {
     /// The entry's position in its table.
     fn index(self) -> usize;
+    /// The `u32` the ID wraps.
+    fn raw(self) -> u32;
+    /// The ID wrapping `raw`, unchecked against any table: for tables that store counts
+    /// among their IDs ([`super::csr::Csr`]).
+    fn from_raw(raw: u32) -> Self;
 }
 
 /// Defines one ID kind: the newtype, checked construction and table access.
@@ -81,6 +86,16 @@ macro_rules! id_kind {
             #[inline(always)]
             fn index(self) -> usize {
                 self.0 as usize
+            }
+
+            #[inline(always)]
+            fn raw(self) -> u32 {
+                self.0
+            }
+
+            #[inline(always)]
+            fn from_raw(raw: u32) -> $name {
+                $name(raw)
             }
         }
     };

@@ -140,7 +140,7 @@ impl Fallback {
         true
     }
 
-    fn take(slot: &mut Option<Box<Fallback>>) -> Option<BuiltFallback> {
+    fn take(slot: &mut Option<Fallback>) -> Option<BuiltFallback> {
         let f = slot.as_mut()?;
         let set = f.set.take()?;
         Some(BuiltFallback {
@@ -149,7 +149,7 @@ impl Fallback {
         })
     }
 
-    fn reuse(slot: &mut Option<Box<Fallback>>, built: Option<BuiltFallback>) {
+    fn reuse(slot: &mut Option<Fallback>, built: Option<BuiltFallback>) {
         if let (Some(f), Some(built)) = (slot.as_mut(), built) {
             if f.set.is_none() && f.sources == built.sources {
                 f.set = Some(built.set);
@@ -157,7 +157,7 @@ impl Fallback {
         }
     }
 
-    fn rebuild(slot: &mut Option<Box<Fallback>>) -> Result<(), DfaError> {
+    fn rebuild(slot: &mut Option<Fallback>) -> Result<(), DfaError> {
         if let Some(f) = slot.as_mut().filter(|f| f.set.is_none()) {
             f.set = Some(FallbackSet::new(&f.sources)?);
         }
@@ -171,32 +171,96 @@ pub(crate) struct BuiltFallback {
     set: FallbackSet,
 }
 
+/// The patterns of an index without a usable prefix: few indexes have any, and an index is
+/// held per argument of every agent, so they are boxed together.
+#[derive(Debug, Clone, Default)]
+struct Unanchored {
+    rest: Box<[Shard]>,
+    /// Unanchored DFAs over patterns with Unicode word boundaries, read as ASCII ones: such a
+    /// DFA quits on a non-ASCII byte, and then `word_fallback` answers for its patterns.
+    word_rest: Box<[Shard]>,
+    fallback: Option<Fallback>,
+    /// The patterns of `word_rest`, for values on which their DFAs quit.
+    word_fallback: Option<Fallback>,
+}
+
 /// Which of a set of patterns match a value.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+///
+/// Bundles store the fields one after the other as [`IndexEncoding`] lists them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(from = "IndexEncoding")]
 pub struct PatternIndex {
     /// Bucket prefixes, sorted ascending, stored end to end.
-    prefix_bytes: Vec<u8>,
+    prefix_bytes: Box<[u8]>,
     /// Row `b` of this one-column table is `[start]`; prefix `b` ends where `b + 1` starts.
-    prefix_ends: Vec<u32>,
+    prefix_ends: Box<[u32]>,
     /// With many buckets: an anchored DFA over the prefixes, reporting each bucket whose
     /// prefix starts the value (pattern `b` is bucket `b`).
     prefix_dfa: Option<DfaId>,
     /// Per bucket: the suffix DFA.
-    bucket_dfas: Vec<DfaId>,
+    bucket_dfas: Box<[DfaId]>,
     /// Per bucket: the original pattern index of each suffix DFA pattern.
     bucket_patterns: Csr<PatternId>,
-    rest: Vec<Shard>,
-    /// Unanchored DFAs over patterns with Unicode word boundaries, read as ASCII ones: such a
-    /// DFA quits on a non-ASCII byte, and then `word_fallback` answers for its patterns.
-    word_rest: Vec<Shard>,
-    /// Boxed, like `word_fallback`: most indexes have none, and an index is held per
-    /// argument of every agent.
-    fallback: Option<Box<Fallback>>,
-    /// The patterns of `word_rest`, for values on which their DFAs quit.
-    word_fallback: Option<Box<Fallback>>,
-    /// Derived (not stored in bundles): where each pattern is matched.
-    #[serde(skip)]
-    locations: Vec<Location>,
+    /// `None` when every pattern is in a prefix bucket.
+    unanchored: Option<Box<Unanchored>>,
+    /// Derived (not stored in bundles): where each pattern is matched, for an index large
+    /// enough to be matched in part (at least `FOCUS_MIN_PATTERNS` patterns); empty below.
+    locations: Box<[Location]>,
+    /// Derived (not stored in bundles): the number of patterns the index places.
+    n_patterns: u32,
+}
+
+/// A pattern index as bundles store it.
+#[derive(Deserialize)]
+struct IndexEncoding {
+    prefix_bytes: Box<[u8]>,
+    prefix_ends: Box<[u32]>,
+    prefix_dfa: Option<DfaId>,
+    bucket_dfas: Box<[DfaId]>,
+    bucket_patterns: Csr<PatternId>,
+    rest: Box<[Shard]>,
+    word_rest: Box<[Shard]>,
+    fallback: Option<Fallback>,
+    word_fallback: Option<Fallback>,
+}
+
+impl From<IndexEncoding> for PatternIndex {
+    fn from(e: IndexEncoding) -> PatternIndex {
+        let mut index = PatternIndex {
+            prefix_bytes: e.prefix_bytes,
+            prefix_ends: e.prefix_ends,
+            prefix_dfa: e.prefix_dfa,
+            bucket_dfas: e.bucket_dfas,
+            bucket_patterns: e.bucket_patterns,
+            unanchored: None,
+            locations: Box::default(),
+            n_patterns: 0,
+        };
+        index.set_unanchored(Unanchored {
+            rest: e.rest,
+            word_rest: e.word_rest,
+            fallback: e.fallback,
+            word_fallback: e.word_fallback,
+        });
+        index
+    }
+}
+
+impl Serialize for PatternIndex {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("IndexEncoding", 9)?;
+        s.serialize_field("prefix_bytes", &self.prefix_bytes)?;
+        s.serialize_field("prefix_ends", &self.prefix_ends)?;
+        s.serialize_field("prefix_dfa", &self.prefix_dfa)?;
+        s.serialize_field("bucket_dfas", &self.bucket_dfas)?;
+        s.serialize_field("bucket_patterns", &self.bucket_patterns)?;
+        s.serialize_field("rest", self.rest())?;
+        s.serialize_field("word_rest", self.word_rest())?;
+        s.serialize_field("fallback", &self.fallback())?;
+        s.serialize_field("word_fallback", &self.word_fallback())?;
+        s.end()
+    }
 }
 
 /// Parses a pattern's source the way every automaton of an index reads it.
@@ -382,18 +446,10 @@ impl PatternIndex {
                 kept.push((prefix, members));
             }
         }
-        let mut index = PatternIndex {
-            prefix_bytes: Vec::new(),
-            prefix_ends: Vec::with_capacity(kept.len()),
-            prefix_dfa: None,
-            bucket_dfas: Vec::with_capacity(kept.len()),
-            bucket_patterns: Csr::default(),
-            rest: Vec::new(),
-            word_rest: Vec::new(),
-            fallback: None,
-            word_fallback: None,
-            locations: Vec::new(),
-        };
+        let mut prefix_bytes = Vec::new();
+        let mut prefix_ends = Vec::with_capacity(kept.len());
+        let mut bucket_dfas = Vec::with_capacity(kept.len());
+        let mut bucket_patterns = Vec::with_capacity(kept.len());
         for (prefix, mut members) in kept {
             floating::divert(&mut members, &mut fallback);
             if members.is_empty() {
@@ -402,18 +458,28 @@ impl PatternIndex {
             let (hirs, ids): (Vec<Hir>, Vec<PatternId>) = members.into_iter().unzip();
             match automata.dfa(hirs, true, limits) {
                 Ok(dfa) => {
-                    let end = u32::try_from(index.prefix_bytes.len() + prefix.len())
+                    let end = u32::try_from(prefix_bytes.len() + prefix.len())
                         .map_err(|_| ids::IdOverflow("bytes of bucket prefixes"))?;
-                    index.bucket_dfas.push(dfa);
-                    index.bucket_patterns.push_row(&ids)?;
-                    index.prefix_bytes.extend_from_slice(&prefix);
-                    index.prefix_ends.push(end);
+                    bucket_dfas.push(dfa);
+                    bucket_patterns.push(ids);
+                    prefix_bytes.extend_from_slice(&prefix);
+                    prefix_ends.push(end);
                 }
                 // The bucket's suffixes do not fit the budget: its patterns take the slow path.
                 Err(e) if e.too_large => fallback.extend(ids),
                 Err(e) => return Err(e),
             }
         }
+        let mut index = PatternIndex {
+            prefix_bytes: prefix_bytes.into_boxed_slice(),
+            prefix_ends: prefix_ends.into_boxed_slice(),
+            prefix_dfa: None,
+            bucket_dfas: bucket_dfas.into_boxed_slice(),
+            bucket_patterns: Csr::from_rows(bucket_patterns)?,
+            unanchored: None,
+            locations: Box::default(),
+            n_patterns: 0,
+        };
         if index.prefix_ends.len() > SCAN_BUCKETS {
             let literals: Vec<Hir> = (0..index.prefix_ends.len())
                 .map(|b| Hir::literal(index.prefix(b)))
@@ -427,23 +493,57 @@ impl PatternIndex {
         floating::divert(&mut rest, &mut fallback);
         gated::divert(&mut rest, &mut fallback, SHARD_PATTERNS);
         floating::divert(&mut word_rest, &mut fallback);
-        index.rest = shards(rest, false, automata, limits, &mut fallback)?;
-        index.word_rest = shards(word_rest, true, automata, limits, &mut fallback)?;
+        let mut unanchored = Unanchored {
+            rest: shards(rest, false, automata, limits, &mut fallback)?.into_boxed_slice(),
+            word_rest: shards(word_rest, true, automata, limits, &mut fallback)?.into_boxed_slice(),
+            fallback: None,
+            word_fallback: None,
+        };
         if !fallback.is_empty() {
             fallback.sort_unstable();
-            index.fallback = Some(Box::new(Fallback::new(patterns, fallback)?));
+            unanchored.fallback = Some(Fallback::new(patterns, fallback)?);
         }
-        let mut word: Vec<PatternId> = index
+        let mut word: Vec<PatternId> = unanchored
             .word_rest
             .iter()
             .flat_map(|s| s.patterns.clone())
             .collect();
         if !word.is_empty() {
             word.sort_unstable();
-            index.word_fallback = Some(Box::new(Fallback::new(patterns, word)?));
+            unanchored.word_fallback = Some(Fallback::new(patterns, word)?);
         }
+        index.set_unanchored(unanchored);
         index.derive_locations();
         Ok(index)
+    }
+
+    /// Keeps `unanchored` when it holds anything.
+    fn set_unanchored(&mut self, u: Unanchored) {
+        let empty = u.rest.is_empty()
+            && u.word_rest.is_empty()
+            && u.fallback.is_none()
+            && u.word_fallback.is_none();
+        self.unanchored = (!empty).then(|| Box::new(u));
+    }
+
+    /// The unanchored DFA shards.
+    fn rest(&self) -> &[Shard] {
+        self.unanchored.as_deref().map_or(&[], |u| &u.rest)
+    }
+
+    /// The word-boundary DFA shards.
+    fn word_rest(&self) -> &[Shard] {
+        self.unanchored.as_deref().map_or(&[], |u| &u.word_rest)
+    }
+
+    /// The fallback regexes of patterns no DFA runs.
+    fn fallback(&self) -> Option<&Fallback> {
+        self.unanchored.as_deref()?.fallback.as_ref()
+    }
+
+    /// The fallback regexes of the word-boundary shards' patterns.
+    fn word_fallback(&self) -> Option<&Fallback> {
+        self.unanchored.as_deref()?.word_fallback.as_ref()
     }
 
     /// Bucket `b`'s prefix.
@@ -461,25 +561,35 @@ impl PatternIndex {
     /// (a program fresh from the compiler).
     pub fn rebuild(&mut self) -> Result<(), DfaError> {
         self.derive_locations();
-        Fallback::rebuild(&mut self.fallback)?;
-        Fallback::rebuild(&mut self.word_fallback)
+        match self.unanchored.as_deref_mut() {
+            Some(u) => {
+                Fallback::rebuild(&mut u.fallback)?;
+                Fallback::rebuild(&mut u.word_fallback)
+            }
+            None => Ok(()),
+        }
     }
 
     /// Takes out the fallback regexes built for this index, with the sources they were built
     /// from (for [`PatternIndex::reuse_fallbacks`]).
     pub(crate) fn take_fallbacks(&mut self) -> [Option<BuiltFallback>; 2] {
-        [
-            Fallback::take(&mut self.fallback),
-            Fallback::take(&mut self.word_fallback),
-        ]
+        match self.unanchored.as_deref_mut() {
+            Some(u) => [
+                Fallback::take(&mut u.fallback),
+                Fallback::take(&mut u.word_fallback),
+            ],
+            None => [None, None],
+        }
     }
 
     /// Puts back fallback regexes built for an index with the same fallback sources (this
     /// index decoded from the bundle of the one they came from), so that [`Self::rebuild`]
     /// does not build them again. Regexes built from other sources are dropped.
     pub(crate) fn reuse_fallbacks(&mut self, [main, word]: [Option<BuiltFallback>; 2]) {
-        Fallback::reuse(&mut self.fallback, main);
-        Fallback::reuse(&mut self.word_fallback, word);
+        if let Some(u) = self.unanchored.as_deref_mut() {
+            Fallback::reuse(&mut u.fallback, main);
+            Fallback::reuse(&mut u.word_fallback, word);
+        }
     }
 
     /// Checks that the prefixes are sorted and consistent, every DFA reference is in range,
@@ -524,25 +634,25 @@ impl PatternIndex {
                 return Err(Invalid("bucket DFA does not fit its patterns"));
             }
         }
-        for s in &self.rest {
+        for s in self.rest() {
             if !dfa_fits(s.dfa, s.patterns.len())
                 || s.patterns.iter().any(|&p| p.index() >= n_patterns)
             {
                 return Err(Invalid("shard DFA does not fit its patterns"));
             }
         }
-        for s in &self.word_rest {
+        for s in self.word_rest() {
             if !dfa_fits(s.dfa, s.patterns.len())
                 || s.patterns.iter().any(|&p| p.index() >= n_patterns)
             {
                 return Err(Invalid("shard DFA does not fit its patterns"));
             }
         }
-        if [&self.fallback, &self.word_fallback]
+        if [self.fallback(), self.word_fallback()]
             .into_iter()
             .flatten()
             .any(|f| !f.is_valid(n_patterns))
-            || self.word_rest.is_empty() != self.word_fallback.is_none()
+            || self.word_rest().is_empty() != self.word_fallback().is_none()
         {
             return Err(Invalid("fallback pattern table is inconsistent"));
         }
@@ -603,13 +713,13 @@ impl PatternIndex {
                 run(dfa, self.bucket_patterns.row(b), prefix.len());
             }
         }
-        for shard in &self.rest {
+        for shard in self.rest() {
             run(shard.dfa, &shard.patterns, 0);
         }
         // A word-boundary DFA quits on a non-ASCII byte: its patterns are then matched by
         // their fallback regexes (the matches it reported before quitting are real ones).
         let mut quit = false;
-        for shard in &self.word_rest {
+        for shard in self.word_rest() {
             scratch.clear();
             match automata.dfas.get(shard.dfa.index()) {
                 Some(d) => quit |= !d.matches(value, 0, scratch),
@@ -623,11 +733,10 @@ impl PatternIndex {
         }
         if quit {
             ok &= self
-                .word_fallback
-                .as_ref()
+                .word_fallback()
                 .is_some_and(|f| f.matches(value, scratch, out));
         }
-        if let Some(f) = &self.fallback {
+        if let Some(f) = self.fallback() {
             ok &= f.matches(value, scratch, out);
         }
         ok
@@ -679,7 +788,7 @@ mod tests {
             .unwrap();
         let mut automata = Automata::default();
         let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
-        assert!(idx.rest.is_empty() && idx.word_rest.is_empty() && idx.fallback.is_none());
+        assert!(idx.rest().is_empty() && idx.word_rest().is_empty() && idx.fallback().is_none());
         assert_eq!(idx.prefix_ends.len(), 40);
         let refs: Vec<&str> = pats.iter().map(String::as_str).collect();
         assert_eq!(matches(&refs, "/home/u/p1/a"), vec![1]);
@@ -712,7 +821,7 @@ mod tests {
         let mut automata = Automata::default();
         let sources: Vec<String> = pats.iter().map(|s| s.to_string()).collect();
         let idx = PatternIndex::build(&sources, &mut automata, DfaLimits::default()).unwrap();
-        assert_eq!((idx.word_rest.len(), idx.fallback.is_none()), (1, true));
+        assert_eq!((idx.word_rest().len(), idx.fallback().is_none()), (1, true));
         assert_eq!(matches(&pats, "a; drop table x"), vec![0, 1, 2]);
         assert_eq!(matches(&pats, "dropped"), Vec::<usize>::new());
         // Non-ASCII bytes: the DFA quits and the fallback answers, Unicode-aware.
@@ -735,7 +844,7 @@ mod tests {
         pats.push("(foo|bar)[0-9]+-5".into());
         let mut automata = Automata::default();
         let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
-        let fallback = idx.fallback.as_ref().map_or(0, |f| f.patterns.len());
+        let fallback = idx.fallback().map_or(0, |f| f.patterns.len());
         assert_eq!(fallback, 80);
         let refs: Vec<&str> = pats.iter().map(String::as_str).collect();
         for value in [
@@ -837,7 +946,7 @@ mod tests {
             2,
             "one shared suffix DFA and the prefix DFA"
         );
-        assert!(idx.rest.is_empty(), "no pattern falls back to the shards");
+        assert!(idx.rest().is_empty(), "no pattern falls back to the shards");
         let (mut scratch, mut out) = (Vec::new(), Vec::new());
         idx.matches(b"/data/team42/x/y.csv", &automata, &mut scratch, &mut out);
         assert_eq!(out, [PatternId::new(42).unwrap()]);

@@ -1,6 +1,6 @@
 //! Interned permissions and domains, and the grant sets built over them.
 
-use super::bitset::BitSet;
+use super::bitset::FixedBitSet;
 use super::ids::{DomainId, IdOverflow, PermId};
 use super::Invalid;
 use crate::resolve::Permission;
@@ -104,8 +104,8 @@ impl PermTable {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct GrantSet {
     pub all: bool,
-    pub exact: BitSet,
-    pub domains: BitSet,
+    pub exact: FixedBitSet,
+    pub domains: FixedBitSet,
 }
 
 impl GrantSet {

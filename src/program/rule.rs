@@ -47,5 +47,5 @@ impl std::fmt::Display for RuleRef {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct RuleRt {
     pub info: RuleRef,
-    pub message: String,
+    pub message: Box<str>,
 }

@@ -281,7 +281,7 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
     let mine = program
         .rules
         .iter()
-        .filter(|r| r.info.agent == agent.name)
+        .filter(|r| *r.info.agent == *agent.name)
         .count();
     if mine != group.rules.len() || group.rule_cond_text.len() != group.rule_conds.items().len() {
         return Err(Refusal(format!(
@@ -293,7 +293,7 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
         let rule = program
             .rules
             .get(global.index())
-            .filter(|r| r.info.agent == agent.name)
+            .filter(|r| *r.info.agent == *agent.name)
             .ok_or_else(|| {
                 Refusal(format!(
                     "a rule of agent `{}` is not in the rule table",
@@ -310,7 +310,7 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
         if !conds.is_empty() {
             let _ = write!(s, " where {}", conds.join(" and "));
         }
-        if info.effect == Effect::Deny && rule.message != compiled_message(info) {
+        if info.effect == Effect::Deny && *rule.message != compiled_message(info) {
             let _ = write!(s, " because {}", string(&rule.message));
         }
         out.rules_by_line.insert(out.line + 1, info.clone());

@@ -313,7 +313,7 @@ fn unreachable(program: &Program, a: usize, local: LocalRuleId) -> Option<String
             ));
             continue;
         }
-        match cat.gate.get(a * cat.n_tools + t).copied().flatten() {
+        match cat.missing(a * cat.n_tools + t) {
             Some(p) => blocked.push(format!(
                 "`{}` needs `{}`, which agent `{}` is not granted",
                 tool.display,

@@ -3,6 +3,7 @@
 //! the index (the other tools' patterns are not walked, nor fetched into cache).
 
 use super::{Automata, PatternIndex};
+use crate::program::group::FOCUS_MIN_PATTERNS;
 use crate::program::ids::{DfaId, PatternId};
 
 /// Where a pattern is matched within its index (derived from the stored tables at build and
@@ -22,7 +23,8 @@ pub(crate) enum Location {
 }
 
 impl PatternIndex {
-    /// Computes where each pattern is matched.
+    /// Counts the patterns and, for an index large enough to be matched in part, computes
+    /// where each one is matched.
     pub(super) fn derive_locations(&mut self) {
         let mut locations = Vec::new();
         let mut place = |p: PatternId, at: Location| {
@@ -39,27 +41,34 @@ impl PatternIndex {
                 place(p, Location::Bucket(b as u32));
             }
         }
-        for (s, shard) in self.rest.iter().enumerate() {
+        for (s, shard) in self.rest().iter().enumerate() {
             for &p in &shard.patterns {
                 place(p, Location::Shard(s as u32));
             }
         }
-        for (s, shard) in self.word_rest.iter().enumerate() {
+        for (s, shard) in self.word_rest().iter().enumerate() {
             for &p in &shard.patterns {
                 place(p, Location::WordShard(s as u32));
             }
         }
-        if let Some(f) = &self.fallback {
+        if let Some(f) = self.fallback() {
             for &p in &f.patterns {
                 place(p, Location::Fallback);
             }
         }
-        self.locations = locations;
+        // A pattern ID is a u32, so its count fits one.
+        self.n_patterns = u32::try_from(locations.len()).unwrap_or(u32::MAX);
+        self.locations = if locations.len() < FOCUS_MIN_PATTERNS {
+            Box::default()
+        } else {
+            locations.into_boxed_slice()
+        };
     }
 
     /// The number of patterns the index places.
+    #[inline]
     pub(crate) fn n_patterns(&self) -> usize {
-        self.locations.len()
+        self.n_patterns as usize
     }
 
     /// Reports onto `out` every pattern among `wanted` that matches `value` (and possibly
@@ -122,24 +131,23 @@ impl PatternIndex {
                         }
                     }
                 }
-                Location::Shard(s) => match self.rest.get(s as usize) {
+                Location::Shard(s) => match self.rest().get(s as usize) {
                     Some(shard) => ok &= run(shard.dfa, &shard.patterns, 0, scratch, out),
                     None => ok = false,
                 },
-                Location::WordShard(s) => match self.word_rest.get(s as usize) {
+                Location::WordShard(s) => match self.word_rest().get(s as usize) {
                     // A word-boundary DFA quits on a non-ASCII byte: its patterns are then
                     // matched by their fallback regexes.
                     Some(shard) => {
                         if !run(shard.dfa, &shard.patterns, 0, scratch, out) {
                             ok &= self
-                                .word_fallback
-                                .as_ref()
+                                .word_fallback()
                                 .is_some_and(|f| f.matches(value, scratch, out));
                         }
                     }
                     None => ok = false,
                 },
-                Location::Fallback => match &self.fallback {
+                Location::Fallback => match self.fallback() {
                     Some(f) => ok &= f.matches(value, scratch, out),
                     None => ok = false,
                 },
