@@ -870,9 +870,9 @@ mod tests {
         pats.extend(["[a-z]+[0-9]{2}".to_string(), "^/data/".to_string()]);
         let mut automata = Automata::default();
         let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
-        let fallback = idx.fallback.as_ref().map_or(0, |f| f.patterns.len());
+        let fallback = idx.fallback().map_or(0, |f| f.patterns.len());
         assert_eq!(fallback, 170);
-        assert_eq!(idx.rest.len(), 1);
+        assert_eq!(idx.rest().len(), 1);
         let refs: Vec<&str> = pats.iter().map(String::as_str).collect();
         for value in [
             "foo12-5",
