@@ -236,20 +236,27 @@ pub(super) fn required_literal_sets(hir: &Hir) -> Vec<Vec<Vec<u8>>> {
     sets
 }
 
+/// For each literal of the patterns' candidate sets (from [`required_literal_sets`]), how many
+/// patterns hold it in some set.
+pub(super) fn literal_holders(candidates: &[Vec<Vec<Vec<u8>>>]) -> HashMap<&[u8], usize> {
+    let mut holders: HashMap<&[u8], usize> = HashMap::new();
+    for sets in candidates {
+        let mut mine: Vec<&[u8]> = sets.iter().flatten().map(Vec::as_slice).collect();
+        mine.sort_unstable();
+        mine.dedup();
+        for lit in mine {
+            *holders.entry(lit).or_default() += 1;
+        }
+    }
+    holders
+}
+
 /// For each pattern (its candidate sets from [`required_literal_sets`]), the set that gates
 /// it best: the one whose literals the fewest other patterns of the index also have as
 /// candidates (`t12_` rather than `select` when every pattern starts with `select`), then
 /// the one with the longest shortest literal.
 fn choose_gates(candidates: Vec<Vec<Vec<Vec<u8>>>>) -> Vec<Option<Vec<Vec<u8>>>> {
-    let mut shared: HashMap<&[u8], usize> = HashMap::new();
-    for sets in &candidates {
-        let mut mine: Vec<&[u8]> = sets.iter().flatten().map(Vec::as_slice).collect();
-        mine.sort_unstable();
-        mine.dedup();
-        for lit in mine {
-            *shared.entry(lit).or_default() += 1;
-        }
-    }
+    let shared = literal_holders(&candidates);
     let score = |set: &Vec<Vec<u8>>| {
         let commonest = set
             .iter()

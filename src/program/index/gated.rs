@@ -9,10 +9,9 @@
 //! when that literal occurs: past one shard, such patterns go to the fallback, whose one
 //! Aho-Corasick pass over the value picks the few to run.
 
-use super::super::fallback::required_literal_sets;
+use super::super::fallback::{literal_holders, required_literal_sets};
 use crate::program::ids::PatternId;
 use regex_syntax::hir::Hir;
-use std::collections::HashMap;
 
 /// The most patterns of the group a gating literal may belong to: a value holding it runs all
 /// of them.
@@ -40,15 +39,7 @@ pub(super) fn divert(
                 .collect()
         })
         .collect();
-    let mut holders: HashMap<&[u8], usize> = HashMap::new();
-    for mine in &sets {
-        let mut lits: Vec<&[u8]> = mine.iter().flatten().map(Vec::as_slice).collect();
-        lits.sort_unstable();
-        lits.dedup();
-        for l in lits {
-            *holders.entry(l).or_default() += 1;
-        }
-    }
+    let holders = literal_holders(&sets);
     let gated: Vec<bool> = sets
         .iter()
         .map(|mine| {
