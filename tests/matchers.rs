@@ -281,3 +281,28 @@ proptest! {
         }
     }
 }
+
+/// Past one shard, patterns that are literals between assertions leave the DFAs for the
+/// fallback's literal search, and still match like the `regex` crate, pattern by pattern.
+#[test]
+fn many_literal_word_patterns_match_like_the_regex_crate() {
+    let mut regexes: Vec<String> = (0..150).map(|i| format!(r"\b(drop|grant{i})\b")).collect();
+    regexes.extend((0..80).map(|i| format!("(?i)rm -rf /{i}")));
+    regexes.push(r"\bdrop\w+".to_string());
+    for value in [
+        "please drop it",
+        "grant77 x",
+        "grant77x dropped",
+        "é grant99é",
+        "RM -RF /7 and rm -rf /71",
+        "",
+    ] {
+        let want: Vec<usize> = regexes
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| regex::Regex::new(r).unwrap().is_match(value))
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(index_matches(&regexes, value), want, "{value:?}");
+    }
+}

@@ -5,9 +5,11 @@
 //! by regex-automata's lazy DFA (`hybrid`) with a bounded cache per thread. When the lazy DFA
 //! gives up (its cache thrashes) or quits (a Unicode word boundary meets a non-ASCII byte), the
 //! same NFA is searched by the PikeVM. Both are linear in the value. Bundles keep the sources;
-//! the regexes are built when the program is compiled or loaded.
+//! the shared regexes are built when the program is compiled or loaded, and a gated pattern's
+//! own regex the first time its literal occurs in a value (see [`FallbackSet`]).
 
 use super::dfa::DfaError;
+use super::exact::ExactPattern;
 use crate::pattern::size::estimated_size;
 use aho_corasick::AhoCorasick;
 use regex_automata::hybrid;
@@ -18,10 +20,18 @@ use regex_syntax::hir::literal::{ExtractKind, Extractor};
 use regex_syntax::hir::{Hir, HirKind};
 use std::collections::HashMap;
 use std::panic::{RefUnwindSafe, UnwindSafe};
+use std::sync::OnceLock;
 
 /// The estimated automaton size (see [`estimated_size`]) of the patterns one regex takes: well
 /// inside the `regex` crate's default size limit.
 const CHUNK_ESTIMATE: usize = 150_000;
+
+/// Up to this estimated automaton size (see [`estimated_size`]), a gated pattern's regex is
+/// built the first time its literal occurs rather than with the program: well inside
+/// [`NFA_SIZE_LIMIT`] (the estimate counts states, an NFA state takes tens of bytes), so the
+/// deferred build cannot be refused. Larger ones are built with the program, where a pattern
+/// over the limit is an error.
+const DEFERRED_ESTIMATE: usize = CHUNK_ESTIMATE;
 
 /// The largest NFA one regex may compile to: the `regex` crate's default size limit, so that
 /// every regex it accepts is accepted here and the ones it refuses are refused.
@@ -282,11 +292,53 @@ fn pattern_number(i: usize) -> Result<u32, DfaError> {
     u32::try_from(i).map_err(|_| error(true, "too many fallback patterns".to_string()))
 }
 
+/// A gated pattern's own regex, built from its source the first time its literal occurs in a
+/// value: a policy of 1,000 rules like `re"(?i)^select\s+[\w, ]{1,40}\s+from\s+t12_\w+"`
+/// loads without compiling 1,000 Unicode-class NFAs (16 ms and nearly 1 MiB each), and only
+/// the patterns a host's values reach are ever built. Patterns too large for that to be
+/// certain to succeed ([`DEFERRED_ESTIMATE`]) are built with the set.
+#[derive(Clone)]
+struct GatedRegex {
+    source: Box<str>,
+    regex: OnceLock<Option<FallbackRegex>>,
+}
+
+impl GatedRegex {
+    /// Defers the build, or builds now when the pattern is estimated large (so that one over
+    /// the size limit is refused with the program).
+    fn new(source: &str, estimate: usize) -> Result<GatedRegex, DfaError> {
+        let regex = OnceLock::new();
+        if estimate > DEFERRED_ESTIMATE {
+            let built = FallbackRegex::new(&[source.to_string()])?;
+            let _ = regex.set(Some(built));
+        }
+        Ok(GatedRegex {
+            source: source.into(),
+            regex,
+        })
+    }
+
+    /// Whether the pattern matches somewhere in `value`; `None` when its regex cannot be
+    /// built (never for a pattern the set accepted: see [`DEFERRED_ESTIMATE`]).
+    fn is_match(&self, value: &[u8]) -> Option<bool> {
+        let regex = self
+            .regex
+            .get_or_init(|| FallbackRegex::new(&[self.source.to_string()]).ok());
+        regex.as_ref().map(|re| re.is_match(value))
+    }
+
+    /// Whether the regex is built.
+    #[cfg(test)]
+    fn is_built(&self) -> bool {
+        self.regex.get().is_some_and(Option::is_some)
+    }
+}
+
 /// Every fallback pattern of one index, searched so that a value costs what the patterns that
-/// can match it cost. A pattern with required literals ([`required_literals`]) gets a regex
-/// of its own, searched only when one of its literals occurs in the value (one Aho-Corasick
-/// pass finds them all); the others share as few regexes as fit the size limits and are
-/// searched on every value.
+/// can match it cost. A pattern with required literals ([`required_literal_sets`]) gets a
+/// regex of its own, searched only when one of its literals occurs in the value (one
+/// Aho-Corasick pass finds them all) and built the first time that happens ([`GatedRegex`]);
+/// the others share as few regexes as fit the size limits and are searched on every value.
 pub(crate) struct FallbackSet {
     /// Regexes over the ungated patterns, each with the offset of its first pattern in
     /// `ungated`.
@@ -294,10 +346,23 @@ pub(crate) struct FallbackSet {
     /// The ungated patterns (indices into the sources).
     ungated: Vec<u32>,
     /// One regex per gated pattern, with its index into the sources.
-    gated: Vec<(FallbackRegex, u32)>,
-    /// The gated patterns' literals; literal `i` belongs to gated pattern `owner[i]`.
+    gated: Vec<(GatedRegex, u32)>,
+    /// Patterns that are literals between assertions ([`ExactPattern`]), matched by the
+    /// literal search alone, with their index into the sources.
+    exact: Vec<(ExactPattern, u32)>,
+    /// The distinct literals of the gated and exact patterns; literal `i` belongs to
+    /// `owners[i]`.
     literals: Option<AhoCorasick>,
-    owner: Vec<u32>,
+    owners: Vec<Box<[Owner]>>,
+}
+
+/// A pattern a literal of [`FallbackSet`] belongs to.
+#[derive(Debug, Clone, Copy)]
+enum Owner {
+    /// Gated pattern `i`: its regex runs when the literal occurs.
+    Gated(u32),
+    /// Exact pattern `i`: it matches where the literal occurs and its assertions hold.
+    Exact(u32),
 }
 
 impl std::fmt::Debug for FallbackSet {
@@ -305,6 +370,7 @@ impl std::fmt::Debug for FallbackSet {
         f.debug_struct("FallbackSet")
             .field("ungated", &self.ungated.len())
             .field("gated", &self.gated.len())
+            .field("exact", &self.exact.len())
             .finish()
     }
 }
@@ -315,8 +381,9 @@ impl Clone for FallbackSet {
             shared: self.shared.clone(),
             ungated: self.ungated.clone(),
             gated: self.gated.clone(),
+            exact: self.exact.clone(),
             literals: self.literals.clone(),
-            owner: self.owner.clone(),
+            owners: self.owners.clone(),
         }
     }
 }
@@ -330,27 +397,55 @@ impl FallbackSet {
     pub(crate) fn new(sources: &[String]) -> Result<FallbackSet, DfaError> {
         let mut ungated = Vec::new();
         let mut gated = Vec::new();
-        let mut patterns: Vec<Vec<u8>> = Vec::new();
-        let mut owner = Vec::new();
+        let mut exact = Vec::new();
+        let mut owned: HashMap<Vec<u8>, Vec<Owner>> = HashMap::new();
+        let mut estimates = Vec::with_capacity(sources.len());
+        let mut exacts = Vec::with_capacity(sources.len());
         let candidates = sources
             .iter()
-            .map(|source| Ok(required_literal_sets(&super::index::parse(source)?)))
+            .map(|source| {
+                let hir = super::index::parse(source)?;
+                estimates.push(estimated_size(&hir));
+                let pattern = ExactPattern::of(&hir);
+                let sets = match pattern {
+                    // Exact patterns need no gate; they do not compete for one either.
+                    Some(_) => Vec::new(),
+                    None => required_literal_sets(&hir),
+                };
+                exacts.push(pattern);
+                Ok(sets)
+            })
             .collect::<Result<Vec<_>, DfaError>>()?;
-        for (i, (source, gate)) in sources.iter().zip(choose_gates(candidates)).enumerate() {
+        let gates = choose_gates(candidates);
+        for (i, ((source, gate), pattern)) in sources.iter().zip(gates).zip(exacts).enumerate() {
+            let estimate = estimates.get(i).copied().unwrap_or(usize::MAX);
             let i = pattern_number(i)?;
-            match gate {
-                Some(lits) => {
-                    let re = FallbackRegex::new(std::slice::from_ref(source))?;
-                    let g = pattern_number(gated.len())?;
+            match (pattern, gate) {
+                (Some(pattern), _) => {
+                    let e = Owner::Exact(pattern_number(exact.len())?);
+                    for lit in &pattern.literals {
+                        owned.entry(lit.clone()).or_default().push(e);
+                    }
+                    exact.push((pattern, i));
+                }
+                (None, Some(lits)) => {
+                    let re = GatedRegex::new(source, estimate)?;
+                    let g = Owner::Gated(pattern_number(gated.len())?);
                     for lit in lits {
-                        patterns.push(lit);
-                        owner.push(g);
+                        owned.entry(lit).or_default().push(g);
                     }
                     gated.push((re, i));
                 }
-                None => ungated.push(i),
+                (None, None) => ungated.push(i),
             }
         }
+        // Sorted, so that a set is built the same way every time.
+        let mut owned: Vec<(Vec<u8>, Vec<Owner>)> = owned.into_iter().collect();
+        owned.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let (patterns, owners): (Vec<Vec<u8>>, Vec<Box<[Owner]>>) = owned
+            .into_iter()
+            .map(|(lit, owners)| (lit, owners.into_boxed_slice()))
+            .unzip();
         let ungated_sources: Vec<String> = ungated
             .iter()
             .map(|&i| sources[i as usize].clone())
@@ -369,19 +464,24 @@ impl FallbackSet {
             shared: fallback_regexes(&ungated_sources)?,
             ungated,
             gated,
+            exact,
             literals,
-            owner,
+            owners,
         })
     }
 
     /// Calls `found` with every pattern matching somewhere in `value` (a pattern may be
-    /// reported more than once). `scratch` is working space.
+    /// reported more than once). `scratch` is working space. False when a gated pattern's
+    /// regex could not be built, so that the caller fails closed (never for a set [`new`]
+    /// accepted: see [`DEFERRED_ESTIMATE`]).
+    ///
+    /// [`new`]: FallbackSet::new
     pub(crate) fn which_match(
         &self,
         value: &[u8],
         scratch: &mut Vec<u32>,
         mut found: impl FnMut(u32),
-    ) {
+    ) -> bool {
         for (re, offset) in &self.shared {
             let mut set = PatternSet::new(re.pattern_len());
             re.which_match(value, &mut set);
@@ -392,23 +492,38 @@ impl FallbackSet {
             }
         }
         let Some(ac) = &self.literals else {
-            return;
+            return true;
         };
         scratch.clear();
         for m in ac.find_overlapping_iter(value) {
-            if let Some(&g) = self.owner.get(m.pattern().as_usize()) {
-                scratch.push(g);
+            let Some(owners) = self.owners.get(m.pattern().as_usize()) else {
+                continue;
+            };
+            for &owner in owners.iter() {
+                match owner {
+                    Owner::Gated(g) => scratch.push(g),
+                    Owner::Exact(e) => {
+                        if let Some((pattern, i)) = self.exact.get(e as usize) {
+                            if pattern.holds_at(value, m.start(), m.end()) {
+                                found(*i);
+                            }
+                        }
+                    }
+                }
             }
         }
         scratch.sort_unstable();
         scratch.dedup();
         for &g in scratch.iter() {
             if let Some((re, i)) = self.gated.get(g as usize) {
-                if re.is_match(value) {
-                    found(*i);
+                match re.is_match(value) {
+                    Some(true) => found(*i),
+                    Some(false) => {}
+                    None => return false,
                 }
             }
         }
+        true
     }
 }
 
@@ -488,7 +603,11 @@ mod tests {
         ];
         let sources: Vec<String> = pats.iter().map(|s| s.to_string()).collect();
         let set = FallbackSet::new(&sources).unwrap();
-        assert_eq!((set.gated.len(), set.ungated.len()), (3, 2));
+        // The selects are gated, the literal `\b(drop|delete)\b` needs no regex.
+        assert_eq!(
+            (set.gated.len(), set.exact.len(), set.ungated.len()),
+            (2, 1, 2)
+        );
         for value in [
             "SELECT a, b FROM t2_x",
             "select a from t1_users; drop table t",
@@ -513,6 +632,57 @@ mod tests {
                 .collect();
             assert_eq!(got, want, "{value:?}");
         }
+    }
+
+    #[test]
+    fn a_gated_pattern_is_built_when_its_literal_first_occurs() {
+        let select = |t: &str| format!(r"(?i)^select\s+[\w, ]{{1,40}}\s+from\s+{t}_\w+");
+        // Estimated past the deferred budget, so built with the set.
+        let large = r"\w{60}needle".to_string();
+        let sources = vec![select("t1"), select("t2"), large];
+        let set = FallbackSet::new(&sources).unwrap();
+        let built = |set: &FallbackSet| -> Vec<bool> {
+            set.gated.iter().map(|(re, _)| re.is_built()).collect()
+        };
+        assert_eq!(built(&set), [false, false, true]);
+        let mut got = Vec::new();
+        assert!(set.which_match(b"SELECT a FROM t2_x", &mut Vec::new(), |i| got.push(i)));
+        assert_eq!((got, built(&set)), (vec![1], vec![false, true, true]));
+        // A value holding the literal but not matching builds the regex all the same.
+        let mut got = Vec::new();
+        assert!(set.which_match(b"t1_ alone", &mut Vec::new(), |i| got.push(i)));
+        assert_eq!((got, built(&set)), (vec![], vec![true, true, true]));
+        // A clone keeps what was built and searches alike.
+        let copy = set.clone();
+        let mut got = Vec::new();
+        assert!(copy.which_match(b"select a from t1_y", &mut Vec::new(), |i| got.push(i)));
+        assert_eq!(got, [0]);
+    }
+
+    /// The deferred build cannot fail: the largest repetitions of Unicode classes estimated
+    /// within the budget still fit the NFA size limit.
+    #[test]
+    fn every_pattern_estimated_within_the_deferred_budget_builds() {
+        for class in [r"\w", r"\p{L}", r"[^/]", r"(?i)\w", r"[\w\p{N}\s]", r"\D"] {
+            let estimate = |k: usize| {
+                estimated_size(&super::super::index::parse(&format!("{class}{{{k}}}x")).unwrap())
+            };
+            let k = (1..10_000)
+                .take_while(|&k| estimate(k) <= DEFERRED_ESTIMATE)
+                .last()
+                .unwrap();
+            let source = format!("{class}{{{k}}}x");
+            assert!(
+                FallbackRegex::new(std::slice::from_ref(&source)).is_ok(),
+                "{source}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_gated_pattern_over_the_size_limit_is_refused_with_the_set() {
+        let err = FallbackSet::new(&[r"\w{1000}needle".to_string()]).unwrap_err();
+        assert!(err.too_large, "{}", err.message);
     }
 
     #[test]

@@ -26,6 +26,7 @@ use regex_syntax::hir::{Hir, HirKind, Look};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
+mod exact;
 mod floating;
 mod focus;
 mod gated;
@@ -127,7 +128,7 @@ impl Fallback {
     }
 
     /// Reports every pattern matching `value` onto `out`; false when the regexes are not
-    /// built.
+    /// built (or one could not be).
     fn matches(&self, value: &[u8], scratch: &mut Vec<u32>, out: &mut Vec<PatternId>) -> bool {
         let Some(set) = &self.set else {
             return false;
@@ -136,8 +137,7 @@ impl Fallback {
             if let Some(&p) = self.patterns.get(i as usize) {
                 out.push(p);
             }
-        });
-        true
+        })
     }
 
     fn take(slot: &mut Option<Fallback>) -> Option<BuiltFallback> {
@@ -491,8 +491,10 @@ impl PatternIndex {
             index.prefix_dfa = Some(automata.dfa(literals, true, prefix_limits)?);
         }
         floating::divert(&mut rest, &mut fallback);
+        exact::divert(&mut rest, &mut fallback, SHARD_PATTERNS);
         gated::divert(&mut rest, &mut fallback, SHARD_PATTERNS);
         floating::divert(&mut word_rest, &mut fallback);
+        exact::divert(&mut word_rest, &mut fallback, SHARD_PATTERNS);
         let mut unanchored = Unanchored {
             rest: shards(rest, false, automata, limits, &mut fallback)?.into_boxed_slice(),
             word_rest: shards(word_rest, true, automata, limits, &mut fallback)?.into_boxed_slice(),

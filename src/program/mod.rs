@@ -16,6 +16,7 @@ pub mod bitset;
 pub mod catalog;
 pub mod csr;
 pub mod dfa;
+mod exact;
 mod fallback;
 pub mod group;
 pub mod ids;
