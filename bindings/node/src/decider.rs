@@ -33,7 +33,12 @@ pub fn code(bound: &Bound, text: &str) -> i32 {
     if text.len() > MAX_REQUEST_BYTES {
         return -1;
     }
-    let d = match toolgate::Request::from_json(text) {
+    // The common form is read directly; anything else by the CLI's own parser.
+    let parsed = match crate::text::read(text) {
+        Some(req) => Ok(req),
+        None => toolgate::Request::from_json(text),
+    };
+    let d = match parsed {
         Ok(req) => bound.engine.decide(&req),
         Err(bad) if bad.message.starts_with("invalid JSON") => return -1,
         Err(bad) => bound

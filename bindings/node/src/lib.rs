@@ -13,6 +13,13 @@ mod output;
 mod permissions;
 mod request;
 mod shapes;
+mod text;
+
+/// The addon's allocator: a decision made from request text allocates and frees a handful of
+/// small strings and map nodes, which mimalloc's thread-local free lists serve in a fraction of
+/// the instructions the system allocator takes. Only this addon's own Rust code uses it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub use decision::{Decision, Request, Rule, TestCase, VisibleTool};
 pub use engine::Engine;
