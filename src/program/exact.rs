@@ -29,9 +29,7 @@ impl ExactPattern {
     /// assertions; `None` when its middle is not a finite set of non-empty literals.
     pub(crate) fn of(hir: &Hir) -> Option<ExactPattern> {
         // An unbounded repetition matches infinitely many strings: skip the extractor.
-        if hir.properties().maximum_len().is_none() {
-            return None;
-        }
+        hir.properties().maximum_len()?;
         let hir = unwrap_captures(hir);
         let parts: &[Hir] = match hir.kind() {
             HirKind::Concat(parts) => parts,
