@@ -17,6 +17,7 @@
 //! patterns accept may be invalid UTF-8, in which case two conditions are merely not reported
 //! as contradictory.
 
+use super::dfa::Dfa;
 use crate::pattern::path::normalize;
 use crate::pattern::size::{estimated_size, DENSE_ESTIMATE_BUDGET};
 use crate::resolve::{CondTest, NamePattern, StrPattern};
@@ -25,11 +26,12 @@ use regex_automata::dfa::{dense, Automaton, StartKind};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::util::primitives::StateID;
 use regex_automata::{Anchored, Input, MatchKind};
-use std::collections::{HashMap, HashSet, VecDeque};
+use rustc_hash::FxHashSet;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
 /// The largest DFA built for one pattern, in bytes.
-const DFA_LIMIT: usize = 2 << 20;
+pub(crate) const DFA_LIMIT: usize = 2 << 20;
 /// The most state pairs one product search visits before giving up.
 const PRODUCT_LIMIT: usize = 50_000;
 
@@ -84,45 +86,6 @@ impl Lang {
         self.dfa.is_match_state(self.dfa.next_eoi_state(s))
     }
 
-    /// A shortest word of the language, by a breadth-first search over one byte per class;
-    /// `None` when the language is empty or the search visits too many states.
-    fn shortest(&self) -> Option<Vec<u8>> {
-        let classes = self.dfa.byte_classes();
-        let bytes: Vec<u8> = std::iter::once(0u8)
-            .chain((1..=255u8).filter(|&x| classes.get(x) != classes.get(x - 1)))
-            .collect();
-        // Each visited state with the state it was reached from and the byte read.
-        let mut visited: Vec<(StateID, usize, u8)> = vec![(self.start, usize::MAX, 0)];
-        let mut seen: HashSet<StateID> = HashSet::from([self.start]);
-        let mut next = 0;
-        while let Some(&(s, _, _)) = visited.get(next) {
-            if self.accepts_here(s) {
-                let mut word = Vec::new();
-                let mut at = next;
-                while let Some(&(_, from, byte)) = visited.get(at) {
-                    if from == usize::MAX {
-                        break;
-                    }
-                    word.push(byte);
-                    at = from;
-                }
-                word.reverse();
-                return Some(word);
-            }
-            for &x in &bytes {
-                let t = self.dfa.next_state(s, x);
-                if !self.dfa.is_dead_state(t) && seen.insert(t) {
-                    if seen.len() > SHORTEST_LIMIT {
-                        return None;
-                    }
-                    visited.push((t, next, x));
-                }
-            }
-            next += 1;
-        }
-        None
-    }
-
     /// True when the whole of `value` is in the language.
     pub(crate) fn accepts(&self, value: &[u8]) -> bool {
         let mut s = self.start;
@@ -137,47 +100,57 @@ impl Lang {
 }
 
 /// One representative byte for every pair of byte classes of two DFAs. Byte classes are
-/// numbered in byte order over contiguous ranges, so a pair's first byte is where either
-/// class changes; should a numbering ever not be monotone, every byte is a representative.
-fn joint_classes(a: &Lang, b: &Lang) -> Vec<u8> {
-    let (ca, cb) = (a.dfa.byte_classes(), b.dfa.byte_classes());
-    let monotone = (1..=255u8).all(|x| ca.get(x) >= ca.get(x - 1) && cb.get(x) >= cb.get(x - 1));
-    if !monotone {
-        return (0..=255u8).collect();
-    }
+/// contiguous ranges numbered in byte order, so a pair's first byte is where either class
+/// changes.
+fn joint_classes(a: &Dfa, b: &Dfa) -> Vec<u8> {
     std::iter::once(0u8)
-        .chain((1..=255u8).filter(|&x| ca.get(x) != ca.get(x - 1) || cb.get(x) != cb.get(x - 1)))
+        .chain(
+            (1..=255u8).filter(|&x| a.class(x) != a.class(x - 1) || b.class(x) != b.class(x - 1)),
+        )
         .collect()
 }
 
-/// Searches the product of `a` and `b` for a word on which `found` holds of the two states'
-/// acceptance. `Some(true)`: such a word exists; `Some(false)`: none does; `None`: too big.
-fn product_search(
-    a: &Lang,
-    b: &Lang,
-    found: impl Fn(bool, bool) -> bool,
-    prune_b: bool,
-    budget: &mut usize,
-) -> Option<bool> {
+/// What a product search looks for.
+#[derive(Clone, Copy, PartialEq)]
+enum Search {
+    /// A word `a` accepts and `b` rejects.
+    AButNotB,
+    /// A word both accept.
+    Both,
+}
+
+/// Searches the product of `a` and `b` for a word the search looks for. `Some(true)`: such a
+/// word exists; `Some(false)`: none does; `None`: too big. Pairs from which no such word can
+/// follow are not visited: `a` dead, or `b` dead (looking for a word both accept) or
+/// universal (looking for a word `b` rejects).
+fn product_search(a: &Dfa, b: &Dfa, search: Search, budget: &mut usize) -> Option<bool> {
+    let found = |x: u32, y: u32| match search {
+        Search::AButNotB => a.accepts_here(x) && !b.accepts_here(y),
+        Search::Both => a.accepts_here(x) && b.accepts_here(y),
+    };
+    let hopeless = |y: u32| match search {
+        Search::AButNotB => b.is_universal(y),
+        Search::Both => b.is_dead(y),
+    };
     let bytes = joint_classes(a, b);
-    let mut seen: HashSet<(StateID, StateID)> = HashSet::new();
+    let mut seen = Seen::new(a.states(), b.states());
     let mut queue = VecDeque::new();
-    seen.insert((a.start, b.start));
-    queue.push_back((a.start, b.start));
+    seen.insert(a.start(), b.start());
+    queue.push_back((a.start(), b.start()));
     while let Some((sa, sb)) = queue.pop_front() {
-        if found(a.accepts_here(sa), b.accepts_here(sb)) {
+        if found(sa, sb) {
             return Some(true);
         }
         for &x in &bytes {
-            let na = a.dfa.next_state(sa, x);
-            if a.dfa.is_dead_state(na) {
+            let na = a.next(sa, x);
+            if a.is_dead(na) {
                 continue;
             }
-            let nb = b.dfa.next_state(sb, x);
-            if prune_b && b.dfa.is_dead_state(nb) {
+            let nb = b.next(sb, x);
+            if hopeless(nb) {
                 continue;
             }
-            if seen.insert((na, nb)) {
+            if seen.insert(na, nb) {
                 if seen.len() > PRODUCT_LIMIT || *budget == 0 {
                     return None;
                 }
@@ -187,6 +160,98 @@ fn product_search(
         }
     }
     Some(false)
+}
+
+/// The state pairs a product search has visited: a bit per pair when the product is small,
+/// a hash set otherwise.
+enum Seen {
+    Bits {
+        bits: Vec<u64>,
+        width: usize,
+        len: usize,
+    },
+    Set(FxHashSet<(u32, u32)>),
+}
+
+/// Up to this many state pairs, the visited pairs of a product search are a bitmap.
+const SEEN_BITS: usize = 1 << 16;
+
+impl Seen {
+    fn new(a: usize, b: usize) -> Seen {
+        match a.checked_mul(b) {
+            Some(n) if n <= SEEN_BITS => Seen::Bits {
+                bits: vec![0; n.div_ceil(64)],
+                width: b,
+                len: 0,
+            },
+            _ => Seen::Set(FxHashSet::default()),
+        }
+    }
+
+    /// Records a pair; true when it is new.
+    fn insert(&mut self, x: u32, y: u32) -> bool {
+        match self {
+            Seen::Bits { bits, width, len } => {
+                let i = x as usize * *width + y as usize;
+                let Some(word) = bits.get_mut(i / 64) else {
+                    return false;
+                };
+                let bit = 1u64 << (i % 64);
+                if *word & bit != 0 {
+                    return false;
+                }
+                *word |= bit;
+                *len += 1;
+                true
+            }
+            Seen::Set(set) => set.insert((x, y)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Seen::Bits { len, .. } => *len,
+            Seen::Set(set) => set.len(),
+        }
+    }
+}
+
+/// A shortest word of the language (the first in byte order among the shortest), by a
+/// breadth-first search over one byte per class; `None` when the language is empty or the
+/// search visits too many states.
+fn shortest(dfa: &Dfa) -> Option<Vec<u8>> {
+    let bytes = joint_classes(dfa, dfa);
+    // Each visited state with the state it was reached from and the byte read.
+    let mut visited: Vec<(u32, usize, u8)> = vec![(dfa.start(), usize::MAX, 0)];
+    let mut seen: FxHashSet<u32> = FxHashSet::default();
+    seen.insert(dfa.start());
+    let mut next = 0;
+    while let Some(&(s, _, _)) = visited.get(next) {
+        if dfa.accepts_here(s) {
+            let mut word = Vec::new();
+            let mut at = next;
+            while let Some(&(_, from, byte)) = visited.get(at) {
+                if from == usize::MAX {
+                    break;
+                }
+                word.push(byte);
+                at = from;
+            }
+            word.reverse();
+            return Some(word);
+        }
+        for &x in &bytes {
+            let t = dfa.next(s, x);
+            if !dfa.is_dead(t) && seen.insert(t) {
+                if seen.len() > SHORTEST_LIMIT {
+                    return None;
+                }
+                visited.push((t, next, x));
+            }
+        }
+        next += 1;
+    }
+    None
 }
 
 /// The product states all searches of one run may visit together: past it, every further
@@ -200,6 +265,8 @@ const SHORTEST_LIMIT: usize = 10_000;
 /// Compiled patterns, built once each, and what the comparisons of one run may still spend.
 pub(crate) struct Langs {
     cache: HashMap<String, Option<Rc<Lang>>>,
+    /// The automata the comparisons use.
+    dfas: HashMap<String, Option<Rc<Dfa>>>,
     shortest: HashMap<String, Option<Rc<[u8]>>>,
     /// Product states the searches may still visit.
     search_left: usize,
@@ -211,6 +278,7 @@ impl Default for Langs {
     fn default() -> Langs {
         Langs {
             cache: HashMap::new(),
+            dfas: HashMap::new(),
             shortest: HashMap::new(),
             search_left: SEARCH_BUDGET,
             build_left: BUILD_BUDGET,
@@ -235,13 +303,29 @@ impl Langs {
         l
     }
 
+    /// The automaton the comparisons use for a pattern ([`Dfa`]), built once; `None` when it
+    /// is too large, or the run's budget for building is spent.
+    pub(crate) fn dfa(&mut self, pattern: &str) -> Option<Rc<Dfa>> {
+        if let Some(d) = self.dfas.get(pattern) {
+            return d.clone();
+        }
+        if self.build_left == 0 {
+            return None;
+        }
+        let d = Dfa::build(pattern).map(Rc::new);
+        let used = d.as_ref().map_or(DFA_LIMIT, |d| d.memory_usage());
+        self.build_left = self.build_left.saturating_sub(used);
+        self.dfas.insert(pattern.to_string(), d.clone());
+        d
+    }
+
     /// A shortest string the pattern accepts (bytes, perhaps not UTF-8), found once; `None`
     /// when it accepts nothing, is too large, or the search gives up.
     pub(crate) fn shortest(&mut self, pattern: &str) -> Option<Rc<[u8]>> {
         if let Some(w) = self.shortest.get(pattern) {
             return w.clone();
         }
-        let w = self.get(pattern).and_then(|l| l.shortest()).map(Rc::from);
+        let w = self.dfa(pattern).and_then(|d| shortest(&d)).map(Rc::from);
         self.shortest.insert(pattern.to_string(), w.clone());
         w
     }
@@ -251,18 +335,18 @@ impl Langs {
         if p == q {
             return Some(true);
         }
-        let (a, b) = (self.get(p)?, self.get(q)?);
-        product_search(&a, &b, |x, y| x && !y, false, &mut self.search_left).map(|c| !c)
+        let (a, b) = (self.dfa(p)?, self.dfa(q)?);
+        product_search(&a, &b, Search::AButNotB, &mut self.search_left).map(|c| !c)
     }
 
     /// `Some(true)` when no string is accepted by both.
     fn disjoint(&mut self, p: &str, q: &str) -> Option<bool> {
-        let (a, b) = (self.get(p)?, self.get(q)?);
-        product_search(&a, &b, |x, y| x && y, true, &mut self.search_left).map(|both| !both)
+        let (a, b) = (self.dfa(p)?, self.dfa(q)?);
+        product_search(&a, &b, Search::Both, &mut self.search_left).map(|both| !both)
     }
 
     fn accepts(&mut self, p: &str, value: &str) -> Option<bool> {
-        Some(self.get(p)?.accepts(value.as_bytes()))
+        Some(self.dfa(p)?.accepts(value.as_bytes()))
     }
 
     /// `Some(true)` when the name pattern `a` covers only names `b` covers.
