@@ -19,13 +19,16 @@
 //! Each is bounded like the dense DFA it replaces: an automaton larger than
 //! [`super::lang::DFA_LIMIT`] bytes is not built.
 
-use super::lang::{Lang, DFA_LIMIT};
+use super::lang::{joint_classes, Lang, DFA_LIMIT};
 use crate::pattern::size::{estimated_size, DENSE_ESTIMATE_BUDGET};
 use regex_automata::dfa::Automaton;
 use regex_automata::nfa::thompson::{self, State, WhichCaptures, NFA};
 use regex_automata::util::primitives::StateID;
 use regex_syntax::hir::{Class, Hir, HirKind};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The most states a search for a pattern's shortest string visits.
+const SHORTEST_LIMIT: usize = 10_000;
 
 /// The state every string leads to once it cannot be extended to an accepted one.
 pub(crate) const DEAD: u32 = 0;
@@ -174,6 +177,44 @@ impl Dfa {
     /// The bytes the DFA takes in memory.
     pub(crate) fn memory_usage(&self) -> usize {
         self.trans.len() * 4 + self.accept.len() + 256
+    }
+
+    /// A shortest word of the language (the first in byte order among the shortest), by a
+    /// breadth-first search over one byte per class; `None` when the language is empty or the
+    /// search visits too many states.
+    pub(crate) fn shortest(&self) -> Option<Vec<u8>> {
+        let bytes = joint_classes(self, self);
+        // Each visited state with the state it was reached from and the byte read.
+        let mut visited: Vec<(u32, usize, u8)> = vec![(self.start, usize::MAX, 0)];
+        let mut seen: FxHashSet<u32> = FxHashSet::default();
+        seen.insert(self.start);
+        let mut next = 0;
+        while let Some(&(s, _, _)) = visited.get(next) {
+            if self.accepts_here(s) {
+                let mut word = Vec::new();
+                let mut at = next;
+                while let Some(&(_, from, byte)) = visited.get(at) {
+                    if from == usize::MAX {
+                        break;
+                    }
+                    word.push(byte);
+                    at = from;
+                }
+                word.reverse();
+                return Some(word);
+            }
+            for &x in &bytes {
+                let t = self.next(s, x);
+                if !self.is_dead(t) && seen.insert(t) {
+                    if seen.len() > SHORTEST_LIMIT {
+                        return None;
+                    }
+                    visited.push((t, next, x));
+                }
+            }
+            next += 1;
+        }
+        None
     }
 
     /// True when the whole of `value` is accepted.

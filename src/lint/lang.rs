@@ -5,8 +5,10 @@
 //! inclusion (`A ⊆ B`: every value admitted by one condition satisfies the other) and
 //! disjointness (`A ∩ B = ∅`: no value satisfies both).
 //!
-//! String patterns (globs, regexes, `contains` needles) are compiled to fully anchored dense
-//! DFAs (regex-automata, `MatchKind::All`) over bytes. Inclusion `A ⊆ B` is decided by a
+//! String patterns (globs, regexes, `contains` needles) are compiled to DFAs over bytes that
+//! accept a string when the pattern matches all of it ([`Dfa`], which accepts what a fully
+//! anchored regex-automata dense DFA with `MatchKind::All`, [`Lang`], accepts, built more
+//! cheaply; `toolgate diff` uses [`Lang`] itself). Inclusion `A ⊆ B` is decided by a
 //! breadth-first search of the product automaton for a word that `A` accepts and `B` rejects
 //! (emptiness of `A ∩ ¬B`); disjointness by a search for a word both accept. Both searches are
 //! bounded: an automaton too large to build, or a product too large to explore, is "undecided",
@@ -102,7 +104,7 @@ impl Lang {
 /// One representative byte for every pair of byte classes of two DFAs. Byte classes are
 /// contiguous ranges numbered in byte order, so a pair's first byte is where either class
 /// changes.
-fn joint_classes(a: &Dfa, b: &Dfa) -> Vec<u8> {
+pub(crate) fn joint_classes(a: &Dfa, b: &Dfa) -> Vec<u8> {
     std::iter::once(0u8)
         .chain(
             (1..=255u8).filter(|&x| a.class(x) != a.class(x - 1) || b.class(x) != b.class(x - 1)),
@@ -216,51 +218,11 @@ impl Seen {
     }
 }
 
-/// A shortest word of the language (the first in byte order among the shortest), by a
-/// breadth-first search over one byte per class; `None` when the language is empty or the
-/// search visits too many states.
-fn shortest(dfa: &Dfa) -> Option<Vec<u8>> {
-    let bytes = joint_classes(dfa, dfa);
-    // Each visited state with the state it was reached from and the byte read.
-    let mut visited: Vec<(u32, usize, u8)> = vec![(dfa.start(), usize::MAX, 0)];
-    let mut seen: FxHashSet<u32> = FxHashSet::default();
-    seen.insert(dfa.start());
-    let mut next = 0;
-    while let Some(&(s, _, _)) = visited.get(next) {
-        if dfa.accepts_here(s) {
-            let mut word = Vec::new();
-            let mut at = next;
-            while let Some(&(_, from, byte)) = visited.get(at) {
-                if from == usize::MAX {
-                    break;
-                }
-                word.push(byte);
-                at = from;
-            }
-            word.reverse();
-            return Some(word);
-        }
-        for &x in &bytes {
-            let t = dfa.next(s, x);
-            if !dfa.is_dead(t) && seen.insert(t) {
-                if seen.len() > SHORTEST_LIMIT {
-                    return None;
-                }
-                visited.push((t, next, x));
-            }
-        }
-        next += 1;
-    }
-    None
-}
-
 /// The product states all searches of one run may visit together: past it, every further
 /// comparison is undecided, so the lints of a policy of any size finish in bounded time.
 const SEARCH_BUDGET: usize = 4_000_000;
 /// The bytes of DFAs one run may build together; past it, further patterns are undecided.
 const BUILD_BUDGET: usize = 256 << 20;
-/// The most states a search for a pattern's shortest string visits.
-const SHORTEST_LIMIT: usize = 10_000;
 
 /// Compiled patterns, built once each, and what the comparisons of one run may still spend.
 pub(crate) struct Langs {
@@ -325,7 +287,7 @@ impl Langs {
         if let Some(w) = self.shortest.get(pattern) {
             return w.clone();
         }
-        let w = self.dfa(pattern).and_then(|d| shortest(&d)).map(Rc::from);
+        let w = self.dfa(pattern).and_then(|d| d.shortest()).map(Rc::from);
         self.shortest.insert(pattern.to_string(), w.clone());
         w
     }
@@ -964,6 +926,69 @@ pub(crate) mod tests {
         );
         assert_eq!(disj(&re("^a"), &re("^b")), Some(true));
         assert_eq!(disj(&re("a"), &re("b")), Some(false));
+    }
+
+    /// Both automata of a pattern: the lints' and a copy of the dense DFA's states.
+    fn both(pattern: &str) -> Option<(Dfa, Dfa)> {
+        let fast = Dfa::build(pattern);
+        let dense = Lang::build(pattern).and_then(|l| Dfa::from_lang(&l));
+        assert_eq!(fast.is_some(), dense.is_some(), "{pattern:?}");
+        Some((fast?, dense?))
+    }
+
+    /// A pattern as the lints see it: unanchored (matching anywhere), or a glob's regex.
+    fn as_condition(r: &str, unanchored: bool) -> String {
+        if unanchored {
+            anywhere(r)
+        } else {
+            glob_regex(r)
+        }
+    }
+
+    #[test]
+    fn unanchored_patterns_get_a_universal_state() {
+        let (fast, dense) = both(&anywhere("(foo|bar)[0-9]+-17")).unwrap();
+        assert!(fast.states() < dense.states());
+        assert!(fast.accepts(b"xxbar0-17") && fast.accepts(b"foo12-170-\xff"));
+        assert!(!fast.accepts(b"foo-17") && !fast.accepts(b"bar1-1"));
+        assert_eq!(fast.shortest().as_deref(), Some(&b"bar0-17"[..]));
+        // A match confirmed only by what follows (`\b`, `$`) is not sticky.
+        let (fast, _) = both(&anywhere("ab$")).unwrap();
+        assert!(fast.accepts(b"xab") && !fast.accepts(b"xabx"));
+        let (fast, _) = both(&anywhere("ab(?-u:\\b)")).unwrap();
+        assert!(fast.accepts(b"ab c") && !fast.accepts(b"abc"));
+    }
+
+    proptest::proptest! {
+        /// The lints' automaton accepts exactly what the dense DFA accepts, has the same
+        /// shortest word, and product searches over either give the same answers.
+        #[test]
+        fn the_subset_construction_agrees_with_the_dense_dfa(
+            r in "(\\(?([ab.]|\\[a-c\\]|\\^|\\$|é){0,3}\\)?[*+?]?(\\|[ab-])?){1,4}",
+            s in "(\\(?([ab.]|\\^|é){0,3}\\)?[*+?]?(\\|[ab-])?){1,3}",
+            unanchored in proptest::bool::ANY,
+            words in proptest::collection::vec("[ab\\-\n.é]{0,8}", 1..30),
+        ) {
+            let (p, q) = (as_condition(&r, unanchored), as_condition(&s, !unanchored));
+            let (Some((fast, dense)), Some((fast_q, dense_q))) = (both(&p), both(&q)) else {
+                return Ok(());
+            };
+            for w in &words {
+                proptest::prop_assert_eq!(fast.accepts(w.as_bytes()), dense.accepts(w.as_bytes()), "{:?} on {:?}", p, w);
+            }
+            proptest::prop_assert_eq!(fast.shortest(), dense.shortest(), "{:?}", p);
+            for search in [Search::AButNotB, Search::Both] {
+                let mut budget = SEARCH_BUDGET;
+                for (x, y) in [(&fast, &fast_q), (&fast_q, &fast)] {
+                    let (dx, dy) = if std::ptr::eq(x, &fast) { (&dense, &dense_q) } else { (&dense_q, &dense) };
+                    proptest::prop_assert_eq!(
+                        product_search(x, y, search, &mut budget),
+                        product_search(dx, dy, search, &mut budget),
+                        "{:?} / {:?}", p, q
+                    );
+                }
+            }
+        }
     }
 
     #[test]
