@@ -428,13 +428,18 @@ impl<'a> Determinizer<'a> {
                     _ => {}
                 }
             }
+            let mut previous: Option<(&Vec<u32>, u32)> = None;
             for (c, bucket) in buckets.iter().enumerate() {
-                let target = if bucket.is_empty() {
-                    DEAD
-                } else {
-                    self.closure(bucket, &mut subset);
-                    self.state_of(&subset, &mut pending)?
+                let target = match previous {
+                    // Neighbouring classes often lead to the same NFA states.
+                    Some((p, t)) if p == bucket => t,
+                    _ if bucket.is_empty() => DEAD,
+                    _ => {
+                        self.closure(bucket, &mut subset);
+                        self.state_of(&subset, &mut pending)?
+                    }
                 };
+                previous = Some((bucket, target));
                 if let Some(slot) = self.dfa.trans.get_mut(id as usize * width + c) {
                     *slot = target;
                 }
