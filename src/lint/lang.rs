@@ -229,6 +229,8 @@ pub(crate) struct Langs {
     cache: HashMap<String, Option<Rc<Lang>>>,
     /// The automata the comparisons use.
     dfas: HashMap<String, Option<Rc<Dfa>>>,
+    /// The index keys of glob and regex conditions, by regex.
+    keys: HashMap<String, Rc<Keys>>,
     shortest: HashMap<String, Option<Rc<[u8]>>>,
     /// Product states the searches may still visit.
     search_left: usize,
@@ -241,6 +243,7 @@ impl Default for Langs {
         Langs {
             cache: HashMap::new(),
             dfas: HashMap::new(),
+            keys: HashMap::new(),
             shortest: HashMap::new(),
             search_left: SEARCH_BUDGET,
             build_left: BUILD_BUDGET,
@@ -279,6 +282,30 @@ impl Langs {
         self.build_left = self.build_left.saturating_sub(used);
         self.dfas.insert(pattern.to_string(), d.clone());
         d
+    }
+
+    /// The literal suffix and the required factor of a condition ([`ValueSet::suffix`],
+    /// [`super::factor::required_factor`]), a glob's or regex's found once from one parse.
+    pub(crate) fn keys(&mut self, test: &CondTest) -> Rc<Keys> {
+        let CondTest::Str {
+            pattern: StrPattern::Glob { regex, .. } | StrPattern::Regex(regex),
+            negated: false,
+        } = test
+        else {
+            return Rc::new(Keys {
+                suffix: ValueSet::suffix(test),
+                factor: super::factor::required_factor(test),
+            });
+        };
+        if let Some(k) = self.keys.get(regex) {
+            return k.clone();
+        }
+        let keys = Rc::new(parse(regex).map_or_else(Keys::default, |hir| Keys {
+            suffix: hir_suffix(&hir).unwrap_or_default(),
+            factor: super::factor::hir_factor(&hir),
+        }));
+        self.keys.insert(regex.clone(), keys.clone());
+        keys
     }
 
     /// A shortest string the pattern accepts (bytes, perhaps not UTF-8), found once; `None`
@@ -653,15 +680,24 @@ fn common_suffix(values: &[String]) -> String {
 /// of the literals its matches end with (regex-syntax's suffix extractor). `None` when the
 /// regex is not anchored at its end, or nothing is known.
 fn regex_suffix(regex: &str) -> Option<String> {
-    use regex_syntax::hir::literal::{ExtractKind, Extractor};
-    use regex_syntax::hir::{HirKind, Look};
-    let hir = regex_syntax::ParserBuilder::new()
+    hir_suffix(&parse(regex)?)
+}
+
+/// A regex's syntax as the lints parse it; `None` when it does not parse.
+fn parse(regex: &str) -> Option<regex_syntax::hir::Hir> {
+    regex_syntax::ParserBuilder::new()
         .utf8(false)
         .nest_limit(crate::pattern::REGEX_NEST_LIMIT)
         .build()
         .parse(regex)
-        .ok()?;
-    let mut last = &hir;
+        .ok()
+}
+
+/// [`regex_suffix`] of a parsed regex.
+fn hir_suffix(hir: &regex_syntax::hir::Hir) -> Option<String> {
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    use regex_syntax::hir::{HirKind, Look};
+    let mut last = hir;
     loop {
         match last.kind() {
             HirKind::Capture(c) => last = &c.sub,
@@ -672,13 +708,22 @@ fn regex_suffix(regex: &str) -> Option<String> {
     if !matches!(last.kind(), HirKind::Look(Look::End)) {
         return None;
     }
-    let seq = Extractor::new().kind(ExtractKind::Suffix).extract(&hir);
+    let seq = Extractor::new().kind(ExtractKind::Suffix).extract(hir);
     let lits: Vec<String> = seq
         .literals()?
         .iter()
         .map(|l| String::from_utf8(l.as_bytes().to_vec()).ok())
         .collect::<Option<_>>()?;
     Some(common_suffix(&lits))
+}
+
+/// What the coverage index keys a glob or regex condition on, from one parse of its regex.
+#[derive(Debug, Default)]
+pub(crate) struct Keys {
+    /// [`ValueSet::suffix`] of the condition.
+    pub(crate) suffix: String,
+    /// [`super::factor::required_factor`] of the condition.
+    pub(crate) factor: Vec<u8>,
 }
 
 fn common_prefix(values: &[String]) -> String {
