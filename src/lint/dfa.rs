@@ -25,7 +25,7 @@ use regex_automata::dfa::Automaton;
 use regex_automata::nfa::thompson::{self, State, WhichCaptures, NFA};
 use regex_automata::util::primitives::StateID;
 use regex_syntax::hir::{Class, Hir, HirKind};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// The most states a search for a pattern's shortest string visits.
 const SHORTEST_LIMIT: usize = 10_000;
@@ -186,8 +186,11 @@ impl Dfa {
         let bytes = joint_classes(self, self);
         // Each visited state with the state it was reached from and the byte read.
         let mut visited: Vec<(u32, usize, u8)> = vec![(self.start, usize::MAX, 0)];
-        let mut seen: FxHashSet<u32> = FxHashSet::default();
-        seen.insert(self.start);
+        let mut seen = vec![false; self.states()];
+        let mut seen_len = 1;
+        if let Some(x) = seen.get_mut(self.start as usize) {
+            *x = true;
+        }
         let mut next = 0;
         while let Some(&(s, _, _)) = visited.get(next) {
             if self.accepts_here(s) {
@@ -205,12 +208,18 @@ impl Dfa {
             }
             for &x in &bytes {
                 let t = self.next(s, x);
-                if !self.is_dead(t) && seen.insert(t) {
-                    if seen.len() > SHORTEST_LIMIT {
-                        return None;
-                    }
-                    visited.push((t, next, x));
+                if self.is_dead(t) {
+                    continue;
                 }
+                let Some(mark) = seen.get_mut(t as usize).filter(|m| !**m) else {
+                    continue;
+                };
+                *mark = true;
+                seen_len += 1;
+                if seen_len > SHORTEST_LIMIT {
+                    return None;
+                }
+                visited.push((t, next, x));
             }
             next += 1;
         }
