@@ -547,3 +547,46 @@ impl miette::Diagnostic for MietteView<'_> {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_sharing_a_help_render_as_they_do_alone() {
+        let mut m = SourceMap::new();
+        let a = m.add(
+            "a.policy",
+            "agent a {\n  allow t where p matches re\"x-1\"\n  allow t where p matches re\"x-10\"\n}\n",
+        );
+        let b = m.add("b.policy", "agent b {}\n");
+        let help = "anchor the regex with `^` and `$` (`re\"^...$\"`), or use a glob, which always matches the whole value";
+        let mut ds = Diagnostics::new();
+        let first = Span::new(a, 12, 44);
+        let second = Span::new(a, 47, 80);
+        ds.push(Diagnostic::warning("toolgate::demo", first, "first").with_help(help));
+        ds.push(
+            Diagnostic::warning("toolgate::demo", second, "second, related on this file")
+                .with_help(help)
+                .with_related(first, "this one"),
+        );
+        ds.push(
+            Diagnostic::warning("toolgate::demo", second, "third, related in another file")
+                .with_help(help)
+                .with_related(Span::new(b, 0, 5), "there"),
+        );
+        ds.push(Diagnostic::warning("toolgate::demo", first, "no help"));
+        ds.push(Diagnostic::warning("toolgate::demo", second, "other help").with_help("short"));
+        for color in [false, true] {
+            for width in [40, 100] {
+                let alone: String = ds
+                    .sorted()
+                    .into_iter()
+                    .map(|d| d.render(&m, color, width))
+                    .collect();
+                assert_eq!(ds.render(&m, color, width), alone);
+                assert_eq!(alone.matches("help:").count(), 4);
+            }
+        }
+    }
+}
