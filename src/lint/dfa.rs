@@ -13,13 +13,14 @@
 //!   string it accepts: the part before that suffix is determinized alone and every state in
 //!   which it matches becomes one universal state, instead of a copy of the prefix automaton
 //!   that keeps tracking matches after the first one;
-//! - a pattern with look-around assertions (`^`, `$`, `\b`) is built as a dense DFA, as
-//!   before, and its states copied.
+//! - a pattern with look-around assertions (`\b`, or `^` and `$` anywhere but at its start
+//!   and end, where they always hold) is built as a dense DFA, as before, and its states
+//!   copied.
 //!
 //! Each is bounded like the dense DFA it replaces: an automaton larger than
 //! [`super::lang::DFA_LIMIT`] bytes is not built.
 
-use super::lang::{joint_classes, Lang, DFA_LIMIT};
+use super::lang::{joint_classes, parse, Lang, DFA_LIMIT};
 use crate::pattern::size::{estimated_size, DENSE_ESTIMATE_BUDGET};
 use regex_automata::dfa::Automaton;
 use regex_automata::nfa::thompson::{self, State, WhichCaptures, NFA};
@@ -55,21 +56,18 @@ impl Dfa {
     /// The DFA of a pattern; `None` when it does not parse, or when its automaton would be too
     /// large (by its estimated size, its NFA's size or its own size).
     pub(crate) fn build(pattern: &str) -> Option<Dfa> {
-        let hir = regex_syntax::ParserBuilder::new()
-            .utf8(false)
-            .nest_limit(crate::pattern::REGEX_NEST_LIMIT)
-            .build()
-            .parse(pattern)
-            .ok()?;
+        let hir = parse(pattern)?;
         if estimated_size(&hir) > DENSE_ESTIMATE_BUDGET {
             return None;
         }
-        if !hir.properties().look_set().is_empty() {
-            return Dfa::from_lang(&Lang::build(pattern)?);
+        let stripped = without_outer_anchors(&hir);
+        let inner = stripped.as_ref().unwrap_or(&hir);
+        if !inner.properties().look_set().is_empty() {
+            return Dfa::from_lang(&Lang::from_hir(&hir)?);
         }
-        let (body, sticky) = match without_any_suffix(&hir) {
+        let (body, sticky) = match without_any_suffix(inner) {
             Some(body) => (body, true),
-            None => (hir, false),
+            None => (stripped.unwrap_or(hir), false),
         };
         let nfa = thompson::Compiler::new()
             .configure(
@@ -246,6 +244,30 @@ pub(crate) fn representatives(classes: &[u8; 256]) -> Vec<u8> {
             (1..=255u8).filter(|&x| classes.get(usize::from(x)) != classes.get(usize::from(x - 1))),
         )
         .collect()
+}
+
+/// `hir` without a `^` that starts it or a `$` that ends it (`None` when it has neither): a
+/// string is accepted when the pattern matches all of it, so such anchors always hold.
+fn without_outer_anchors(hir: &Hir) -> Option<Hir> {
+    use regex_syntax::hir::Look;
+    let HirKind::Concat(subs) = hir.kind() else {
+        return None;
+    };
+    let start = usize::from(matches!(
+        subs.first().map(Hir::kind),
+        Some(HirKind::Look(Look::Start))
+    ));
+    let end = usize::from(matches!(
+        subs.last().map(Hir::kind),
+        Some(HirKind::Look(Look::End))
+    ));
+    if start + end == 0 || subs.len() < start + end {
+        return None;
+    }
+    let rest = subs.len() - start - end;
+    Some(Hir::concat(
+        subs.iter().skip(start).take(rest).cloned().collect(),
+    ))
 }
 
 /// When `hir` is a concatenation ending in `(?s-u:.)*` (any bytes), the concatenation without

@@ -48,13 +48,12 @@ impl Lang {
     /// estimated size says it would be too large to compare quickly (the compiler sends such
     /// a pattern to its lazy fallback too).
     pub(crate) fn build(pattern: &str) -> Option<Lang> {
-        let hir = regex_syntax::ParserBuilder::new()
-            .utf8(false)
-            .nest_limit(crate::pattern::REGEX_NEST_LIMIT)
-            .build()
-            .parse(pattern)
-            .ok()?;
-        if estimated_size(&hir) > DENSE_ESTIMATE_BUDGET {
+        Lang::from_hir(&parse(pattern)?)
+    }
+
+    /// [`Lang::build`] of a parsed pattern.
+    pub(crate) fn from_hir(hir: &regex_syntax::hir::Hir) -> Option<Lang> {
+        if estimated_size(hir) > DENSE_ESTIMATE_BUDGET {
             return None;
         }
         let nfa = thompson::Compiler::new()
@@ -64,7 +63,7 @@ impl Lang {
                     .which_captures(WhichCaptures::None)
                     .nfa_size_limit(Some(DFA_LIMIT)),
             )
-            .build_from_hir(&hir)
+            .build_from_hir(hir)
             .ok()?;
         let dfa = dense::Builder::new()
             .configure(
@@ -684,7 +683,7 @@ fn regex_suffix(regex: &str) -> Option<String> {
 }
 
 /// A regex's syntax as the lints parse it; `None` when it does not parse.
-fn parse(regex: &str) -> Option<regex_syntax::hir::Hir> {
+pub(crate) fn parse(regex: &str) -> Option<regex_syntax::hir::Hir> {
     regex_syntax::ParserBuilder::new()
         .utf8(false)
         .nest_limit(crate::pattern::REGEX_NEST_LIMIT)
