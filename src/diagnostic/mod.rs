@@ -564,19 +564,34 @@ mod tests {
         let mut ds = Diagnostics::new();
         let first = Span::new(a, 12, 44);
         let second = Span::new(a, 47, 80);
-        ds.push(Diagnostic::warning("toolgate::demo", first, "first").with_help(help));
+        ds.push(Diagnostic::warning(code::UNANCHORED_REGEX.code, first, "first").with_help(help));
         ds.push(
-            Diagnostic::warning("toolgate::demo", second, "second, related on this file")
-                .with_help(help)
-                .with_related(first, "this one"),
+            Diagnostic::warning(
+                code::UNANCHORED_REGEX.code,
+                second,
+                "second, related on this file",
+            )
+            .with_help(help)
+            .with_related(first, "this one"),
         );
         ds.push(
-            Diagnostic::warning("toolgate::demo", second, "third, related in another file")
-                .with_help(help)
-                .with_related(Span::new(b, 0, 5), "there"),
+            Diagnostic::warning(
+                code::UNANCHORED_REGEX.code,
+                second,
+                "third, related in another file",
+            )
+            .with_help(help)
+            .with_related(Span::new(b, 0, 5), "there"),
         );
-        ds.push(Diagnostic::warning("toolgate::demo", first, "no help"));
-        ds.push(Diagnostic::warning("toolgate::demo", second, "other help").with_help("short"));
+        ds.push(Diagnostic::warning(
+            code::UNANCHORED_REGEX.code,
+            first,
+            "no help",
+        ));
+        ds.push(
+            Diagnostic::warning(code::UNANCHORED_REGEX.code, second, "other help")
+                .with_help("short"),
+        );
         for color in [false, true] {
             for width in [40, 100] {
                 let alone: String = ds
