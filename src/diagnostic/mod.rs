@@ -11,6 +11,7 @@ mod window;
 pub use code::Code;
 
 use crate::source::{SourceMap, Span};
+use std::collections::HashMap;
 use std::fmt;
 use window::Window;
 
@@ -191,19 +192,60 @@ impl Diagnostic {
     /// assert!(d.render(&m, false, 80).contains("bad agent name"));
     /// ```
     pub fn render(&self, sources: &SourceMap, color: bool, width: usize) -> String {
-        let theme = if color {
-            miette::GraphicalTheme::unicode()
-        } else {
-            miette::GraphicalTheme::unicode_nocolor()
-        };
-        let handler = miette::GraphicalReportHandler::new_themed(theme).with_width(width);
         let mut out = String::new();
         let report = MietteView::new(self, sources);
-        if handler.render_report(&mut out, &report).is_err() {
+        if handler(color, width)
+            .render_report(&mut out, &report)
+            .is_err()
+        {
             out = format!("{}: {}\n", self.severity.as_str(), self.message);
         }
         out
     }
+
+    /// As [`Diagnostic::render`], reusing the help footers of `footers` (help text to its
+    /// rendering). miette renders the help last, from the help text and the width alone, so a
+    /// report without related reports in other files is the report without its help followed
+    /// by the help's footer; a policy with thousands of reports of a few lints wraps each
+    /// help text once.
+    fn render_reusing(
+        &self,
+        sources: &SourceMap,
+        color: bool,
+        width: usize,
+        footers: &mut HashMap<String, String>,
+    ) -> String {
+        let mut view = MietteView::new(self, sources);
+        let Some(help) = view.help.take().filter(|_| view.related.is_empty()) else {
+            return self.render(sources, color, width);
+        };
+        let mut out = String::new();
+        if handler(color, width)
+            .render_report(&mut out, &view)
+            .is_err()
+        {
+            return self.render(sources, color, width);
+        }
+        if let Some(footer) = footers.get(&help) {
+            out.push_str(footer);
+            return out;
+        }
+        let full = self.render(sources, color, width);
+        if let Some(footer) = full.strip_prefix(&out) {
+            footers.insert(help, footer.to_string());
+        }
+        full
+    }
+}
+
+/// miette's graphical report handler, as every report is rendered.
+fn handler(color: bool, width: usize) -> miette::GraphicalReportHandler {
+    let theme = if color {
+        miette::GraphicalTheme::unicode()
+    } else {
+        miette::GraphicalTheme::unicode_nocolor()
+    };
+    miette::GraphicalReportHandler::new_themed(theme).with_width(width)
 }
 
 /// Every diagnostic of one run, in the order found.
@@ -371,9 +413,10 @@ impl Diagnostics {
     /// assert!(ds.render(&m, false, 80).contains("odd name"));
     /// ```
     pub fn render(&self, sources: &SourceMap, color: bool, width: usize) -> String {
+        let mut footers = HashMap::new();
         self.sorted()
             .into_iter()
-            .map(|d| d.render(sources, color, width))
+            .map(|d| d.render_reusing(sources, color, width, &mut footers))
             .collect()
     }
 }
@@ -502,5 +545,63 @@ impl miette::Diagnostic for MietteView<'_> {
         Some(Box::new(
             self.related.iter().map(|r| r as &dyn miette::Diagnostic),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_sharing_a_help_render_as_they_do_alone() {
+        let mut m = SourceMap::new();
+        let a = m.add(
+            "a.policy",
+            "agent a {\n  allow t where p matches re\"x-1\"\n  allow t where p matches re\"x-10\"\n}\n",
+        );
+        let b = m.add("b.policy", "agent b {}\n");
+        let help = "anchor the regex with `^` and `$` (`re\"^...$\"`), or use a glob, which always matches the whole value";
+        let mut ds = Diagnostics::new();
+        let first = Span::new(a, 12, 44);
+        let second = Span::new(a, 47, 80);
+        ds.push(Diagnostic::warning(code::UNANCHORED_REGEX.code, first, "first").with_help(help));
+        ds.push(
+            Diagnostic::warning(
+                code::UNANCHORED_REGEX.code,
+                second,
+                "second, related on this file",
+            )
+            .with_help(help)
+            .with_related(first, "this one"),
+        );
+        ds.push(
+            Diagnostic::warning(
+                code::UNANCHORED_REGEX.code,
+                second,
+                "third, related in another file",
+            )
+            .with_help(help)
+            .with_related(Span::new(b, 0, 5), "there"),
+        );
+        ds.push(Diagnostic::warning(
+            code::UNANCHORED_REGEX.code,
+            first,
+            "no help",
+        ));
+        ds.push(
+            Diagnostic::warning(code::UNANCHORED_REGEX.code, second, "other help")
+                .with_help("short"),
+        );
+        for color in [false, true] {
+            for width in [40, 100] {
+                let alone: String = ds
+                    .sorted()
+                    .into_iter()
+                    .map(|d| d.render(&m, color, width))
+                    .collect();
+                assert_eq!(ds.render(&m, color, width), alone);
+                assert_eq!(alone.matches("help:").count(), 4);
+            }
+        }
     }
 }

@@ -19,7 +19,6 @@
 //! [`Context::undecided`] and reported by `comparison_undecided` instead of being passed over
 //! in silence.
 
-use super::factor::required_factor;
 use super::lang::{StrSet, ValueSet};
 use super::Context;
 use crate::resolve::{CondTest, NamePattern, RuleDef, TargetDef};
@@ -145,7 +144,7 @@ impl RuleIndex {
         clippy::indexing_slicing,
         reason = "`a` and the rule indices are positions of an agent and its rules in `cx.policy`, as the callers enumerate them; `cx.skip` has the policy's shape"
     )]
-    pub(crate) fn build(cx: &Context, a: usize, rules: &[usize]) -> RuleIndex {
+    pub(crate) fn build(cx: &mut Context, a: usize, rules: &[usize]) -> RuleIndex {
         let mut index = RuleIndex::default();
         let agent = &cx.policy.agents[a];
         for &s in rules {
@@ -154,21 +153,22 @@ impl RuleIndex {
                 .conditions
                 .iter()
                 .find(|c| !matches!(c.test, CondTest::Present));
-            let (path, prefix, suffix) = match key_cond {
-                Some(c) => (
+            let cond_keys = key_cond.map(|c| cx.langs.keys(&c.test));
+            let (path, prefix, suffix) = match (key_cond, &cond_keys) {
+                (Some(c), Some(k)) => (
                     Some(c.path.clone()),
                     ValueSet::prefix(&c.test),
-                    ValueSet::suffix(&c.test),
+                    k.suffix.clone(),
                 ),
-                None => (None, String::new(), String::new()),
+                _ => (None, String::new(), String::new()),
             };
             let keys: Vec<ToolKey> = if cx.policy.has_catalog() {
                 cx.covers(a, s).iter().map(|&t| ToolKey::Tool(t)).collect()
             } else {
                 vec![index.name_key(&rule.target)]
             };
-            let factor = match key_cond {
-                Some(c) if prefix.is_empty() && suffix.is_empty() => required_factor(&c.test),
+            let factor = match &cond_keys {
+                Some(k) if prefix.is_empty() && suffix.is_empty() => k.factor.clone(),
                 _ => Vec::new(),
             };
             for k in keys {
@@ -240,7 +240,8 @@ impl RuleIndex {
                     continue;
                 };
                 // A covering condition's prefix starts this one's, and its suffix ends it.
-                let (prefix, suffix) = (ValueSet::prefix(&c.test), ValueSet::suffix(&c.test));
+                let (prefix, suffix) = (ValueSet::prefix(&c.test), cx.langs.keys(&c.test));
+                let suffix = suffix.suffix.as_str();
                 let suffixes: Vec<&str> = suffix
                     .char_indices()
                     .map(|(i, _)| &suffix[i..])

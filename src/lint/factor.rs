@@ -41,7 +41,7 @@ fn regex_factor(regex: &str) -> Vec<u8> {
 /// The longest run of literal bytes that every match of `h` contains: consecutive literals
 /// of a concatenation, looked for through groups and repetitions of at least one.
 /// Alternations and classes contribute nothing (case-insensitive text is a class).
-fn hir_factor(h: &Hir) -> Vec<u8> {
+pub(crate) fn hir_factor(h: &Hir) -> Vec<u8> {
     match h.kind() {
         HirKind::Literal(Literal(bytes)) => bytes.to_vec(),
         HirKind::Capture(c) => hir_factor(&c.sub),

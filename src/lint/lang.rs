@@ -5,8 +5,10 @@
 //! inclusion (`A ⊆ B`: every value admitted by one condition satisfies the other) and
 //! disjointness (`A ∩ B = ∅`: no value satisfies both).
 //!
-//! String patterns (globs, regexes, `contains` needles) are compiled to fully anchored dense
-//! DFAs (regex-automata, `MatchKind::All`) over bytes. Inclusion `A ⊆ B` is decided by a
+//! String patterns (globs, regexes, `contains` needles) are compiled to DFAs over bytes that
+//! accept a string when the pattern matches all of it ([`Dfa`], which accepts what a fully
+//! anchored regex-automata dense DFA with `MatchKind::All`, [`Lang`], accepts, built more
+//! cheaply; `toolgate diff` uses [`Lang`] itself). Inclusion `A ⊆ B` is decided by a
 //! breadth-first search of the product automaton for a word that `A` accepts and `B` rejects
 //! (emptiness of `A ∩ ¬B`); disjointness by a search for a word both accept. Both searches are
 //! bounded: an automaton too large to build, or a product too large to explore, is "undecided",
@@ -17,6 +19,7 @@
 //! patterns accept may be invalid UTF-8, in which case two conditions are merely not reported
 //! as contradictory.
 
+use super::dfa::Dfa;
 use crate::pattern::path::normalize;
 use crate::pattern::size::{estimated_size, DENSE_ESTIMATE_BUDGET};
 use crate::resolve::{CondTest, NamePattern, StrPattern};
@@ -25,11 +28,12 @@ use regex_automata::dfa::{dense, Automaton, StartKind};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::util::primitives::StateID;
 use regex_automata::{Anchored, Input, MatchKind};
-use std::collections::{HashMap, HashSet, VecDeque};
+use rustc_hash::FxHashSet;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
 /// The largest DFA built for one pattern, in bytes.
-const DFA_LIMIT: usize = 2 << 20;
+pub(crate) const DFA_LIMIT: usize = 2 << 20;
 /// The most state pairs one product search visits before giving up.
 const PRODUCT_LIMIT: usize = 50_000;
 
@@ -44,13 +48,12 @@ impl Lang {
     /// estimated size says it would be too large to compare quickly (the compiler sends such
     /// a pattern to its lazy fallback too).
     pub(crate) fn build(pattern: &str) -> Option<Lang> {
-        let hir = regex_syntax::ParserBuilder::new()
-            .utf8(false)
-            .nest_limit(crate::pattern::REGEX_NEST_LIMIT)
-            .build()
-            .parse(pattern)
-            .ok()?;
-        if estimated_size(&hir) > DENSE_ESTIMATE_BUDGET {
+        Lang::from_hir(&parse(pattern)?)
+    }
+
+    /// [`Lang::build`] of a parsed pattern.
+    pub(crate) fn from_hir(hir: &regex_syntax::hir::Hir) -> Option<Lang> {
+        if estimated_size(hir) > DENSE_ESTIMATE_BUDGET {
             return None;
         }
         let nfa = thompson::Compiler::new()
@@ -60,7 +63,7 @@ impl Lang {
                     .which_captures(WhichCaptures::None)
                     .nfa_size_limit(Some(DFA_LIMIT)),
             )
-            .build_from_hir(&hir)
+            .build_from_hir(hir)
             .ok()?;
         let dfa = dense::Builder::new()
             .configure(
@@ -84,45 +87,6 @@ impl Lang {
         self.dfa.is_match_state(self.dfa.next_eoi_state(s))
     }
 
-    /// A shortest word of the language, by a breadth-first search over one byte per class;
-    /// `None` when the language is empty or the search visits too many states.
-    fn shortest(&self) -> Option<Vec<u8>> {
-        let classes = self.dfa.byte_classes();
-        let bytes: Vec<u8> = std::iter::once(0u8)
-            .chain((1..=255u8).filter(|&x| classes.get(x) != classes.get(x - 1)))
-            .collect();
-        // Each visited state with the state it was reached from and the byte read.
-        let mut visited: Vec<(StateID, usize, u8)> = vec![(self.start, usize::MAX, 0)];
-        let mut seen: HashSet<StateID> = HashSet::from([self.start]);
-        let mut next = 0;
-        while let Some(&(s, _, _)) = visited.get(next) {
-            if self.accepts_here(s) {
-                let mut word = Vec::new();
-                let mut at = next;
-                while let Some(&(_, from, byte)) = visited.get(at) {
-                    if from == usize::MAX {
-                        break;
-                    }
-                    word.push(byte);
-                    at = from;
-                }
-                word.reverse();
-                return Some(word);
-            }
-            for &x in &bytes {
-                let t = self.dfa.next_state(s, x);
-                if !self.dfa.is_dead_state(t) && seen.insert(t) {
-                    if seen.len() > SHORTEST_LIMIT {
-                        return None;
-                    }
-                    visited.push((t, next, x));
-                }
-            }
-            next += 1;
-        }
-        None
-    }
-
     /// True when the whole of `value` is in the language.
     pub(crate) fn accepts(&self, value: &[u8]) -> bool {
         let mut s = self.start;
@@ -137,47 +101,57 @@ impl Lang {
 }
 
 /// One representative byte for every pair of byte classes of two DFAs. Byte classes are
-/// numbered in byte order over contiguous ranges, so a pair's first byte is where either
-/// class changes; should a numbering ever not be monotone, every byte is a representative.
-fn joint_classes(a: &Lang, b: &Lang) -> Vec<u8> {
-    let (ca, cb) = (a.dfa.byte_classes(), b.dfa.byte_classes());
-    let monotone = (1..=255u8).all(|x| ca.get(x) >= ca.get(x - 1) && cb.get(x) >= cb.get(x - 1));
-    if !monotone {
-        return (0..=255u8).collect();
-    }
+/// contiguous ranges numbered in byte order, so a pair's first byte is where either class
+/// changes.
+pub(crate) fn joint_classes(a: &Dfa, b: &Dfa) -> Vec<u8> {
     std::iter::once(0u8)
-        .chain((1..=255u8).filter(|&x| ca.get(x) != ca.get(x - 1) || cb.get(x) != cb.get(x - 1)))
+        .chain(
+            (1..=255u8).filter(|&x| a.class(x) != a.class(x - 1) || b.class(x) != b.class(x - 1)),
+        )
         .collect()
 }
 
-/// Searches the product of `a` and `b` for a word on which `found` holds of the two states'
-/// acceptance. `Some(true)`: such a word exists; `Some(false)`: none does; `None`: too big.
-fn product_search(
-    a: &Lang,
-    b: &Lang,
-    found: impl Fn(bool, bool) -> bool,
-    prune_b: bool,
-    budget: &mut usize,
-) -> Option<bool> {
+/// What a product search looks for.
+#[derive(Clone, Copy, PartialEq)]
+enum Search {
+    /// A word `a` accepts and `b` rejects.
+    AButNotB,
+    /// A word both accept.
+    Both,
+}
+
+/// Searches the product of `a` and `b` for a word the search looks for. `Some(true)`: such a
+/// word exists; `Some(false)`: none does; `None`: too big. Pairs from which no such word can
+/// follow are not visited: `a` dead, or `b` dead (looking for a word both accept) or
+/// universal (looking for a word `b` rejects).
+fn product_search(a: &Dfa, b: &Dfa, search: Search, budget: &mut usize) -> Option<bool> {
+    let found = |x: u32, y: u32| match search {
+        Search::AButNotB => a.accepts_here(x) && !b.accepts_here(y),
+        Search::Both => a.accepts_here(x) && b.accepts_here(y),
+    };
+    let hopeless = |y: u32| match search {
+        Search::AButNotB => b.is_universal(y),
+        Search::Both => b.is_dead(y),
+    };
     let bytes = joint_classes(a, b);
-    let mut seen: HashSet<(StateID, StateID)> = HashSet::new();
+    let mut seen = Seen::new(a.states(), b.states());
     let mut queue = VecDeque::new();
-    seen.insert((a.start, b.start));
-    queue.push_back((a.start, b.start));
+    seen.insert(a.start(), b.start());
+    queue.push_back((a.start(), b.start()));
     while let Some((sa, sb)) = queue.pop_front() {
-        if found(a.accepts_here(sa), b.accepts_here(sb)) {
+        if found(sa, sb) {
             return Some(true);
         }
         for &x in &bytes {
-            let na = a.dfa.next_state(sa, x);
-            if a.dfa.is_dead_state(na) {
+            let na = a.next(sa, x);
+            if a.is_dead(na) {
                 continue;
             }
-            let nb = b.dfa.next_state(sb, x);
-            if prune_b && b.dfa.is_dead_state(nb) {
+            let nb = b.next(sb, x);
+            if hopeless(nb) {
                 continue;
             }
-            if seen.insert((na, nb)) {
+            if seen.insert(na, nb) {
                 if seen.len() > PRODUCT_LIMIT || *budget == 0 {
                     return None;
                 }
@@ -189,17 +163,73 @@ fn product_search(
     Some(false)
 }
 
+/// The state pairs a product search has visited: a bit per pair when the product is small,
+/// a hash set otherwise.
+enum Seen {
+    Bits {
+        bits: Vec<u64>,
+        width: usize,
+        len: usize,
+    },
+    Set(FxHashSet<(u32, u32)>),
+}
+
+/// Up to this many state pairs, the visited pairs of a product search are a bitmap.
+const SEEN_BITS: usize = 1 << 16;
+
+impl Seen {
+    fn new(a: usize, b: usize) -> Seen {
+        match a.checked_mul(b) {
+            Some(n) if n <= SEEN_BITS => Seen::Bits {
+                bits: vec![0; n.div_ceil(64)],
+                width: b,
+                len: 0,
+            },
+            _ => Seen::Set(FxHashSet::default()),
+        }
+    }
+
+    /// Records a pair; true when it is new.
+    fn insert(&mut self, x: u32, y: u32) -> bool {
+        match self {
+            Seen::Bits { bits, width, len } => {
+                let i = x as usize * *width + y as usize;
+                let Some(word) = bits.get_mut(i / 64) else {
+                    return false;
+                };
+                let bit = 1u64 << (i % 64);
+                if *word & bit != 0 {
+                    return false;
+                }
+                *word |= bit;
+                *len += 1;
+                true
+            }
+            Seen::Set(set) => set.insert((x, y)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Seen::Bits { len, .. } => *len,
+            Seen::Set(set) => set.len(),
+        }
+    }
+}
+
 /// The product states all searches of one run may visit together: past it, every further
 /// comparison is undecided, so the lints of a policy of any size finish in bounded time.
 const SEARCH_BUDGET: usize = 4_000_000;
 /// The bytes of DFAs one run may build together; past it, further patterns are undecided.
 const BUILD_BUDGET: usize = 256 << 20;
-/// The most states a search for a pattern's shortest string visits.
-const SHORTEST_LIMIT: usize = 10_000;
 
 /// Compiled patterns, built once each, and what the comparisons of one run may still spend.
 pub(crate) struct Langs {
     cache: HashMap<String, Option<Rc<Lang>>>,
+    /// The automata the comparisons use.
+    dfas: HashMap<String, Option<Rc<Dfa>>>,
+    /// The index keys of glob and regex conditions, by regex.
+    keys: HashMap<String, Rc<Keys>>,
     shortest: HashMap<String, Option<Rc<[u8]>>>,
     /// Product states the searches may still visit.
     search_left: usize,
@@ -211,6 +241,8 @@ impl Default for Langs {
     fn default() -> Langs {
         Langs {
             cache: HashMap::new(),
+            dfas: HashMap::new(),
+            keys: HashMap::new(),
             shortest: HashMap::new(),
             search_left: SEARCH_BUDGET,
             build_left: BUILD_BUDGET,
@@ -235,13 +267,53 @@ impl Langs {
         l
     }
 
+    /// The automaton the comparisons use for a pattern ([`Dfa`]), built once; `None` when it
+    /// is too large, or the run's budget for building is spent.
+    pub(crate) fn dfa(&mut self, pattern: &str) -> Option<Rc<Dfa>> {
+        if let Some(d) = self.dfas.get(pattern) {
+            return d.clone();
+        }
+        if self.build_left == 0 {
+            return None;
+        }
+        let d = Dfa::build(pattern).map(Rc::new);
+        let used = d.as_ref().map_or(DFA_LIMIT, |d| d.memory_usage());
+        self.build_left = self.build_left.saturating_sub(used);
+        self.dfas.insert(pattern.to_string(), d.clone());
+        d
+    }
+
+    /// The literal suffix and the required factor of a condition ([`ValueSet::suffix`],
+    /// [`super::factor::required_factor`]), a glob's or regex's found once from one parse.
+    pub(crate) fn keys(&mut self, test: &CondTest) -> Rc<Keys> {
+        let CondTest::Str {
+            pattern: StrPattern::Glob { regex, .. } | StrPattern::Regex(regex),
+            negated: false,
+        } = test
+        else {
+            return Rc::new(Keys {
+                suffix: ValueSet::suffix(test),
+                factor: super::factor::required_factor(test),
+            });
+        };
+        if let Some(k) = self.keys.get(regex) {
+            return k.clone();
+        }
+        let keys = Rc::new(parse(regex).map_or_else(Keys::default, |hir| Keys {
+            suffix: hir_suffix(&hir).unwrap_or_default(),
+            factor: super::factor::hir_factor(&hir),
+        }));
+        self.keys.insert(regex.clone(), keys.clone());
+        keys
+    }
+
     /// A shortest string the pattern accepts (bytes, perhaps not UTF-8), found once; `None`
     /// when it accepts nothing, is too large, or the search gives up.
     pub(crate) fn shortest(&mut self, pattern: &str) -> Option<Rc<[u8]>> {
         if let Some(w) = self.shortest.get(pattern) {
             return w.clone();
         }
-        let w = self.get(pattern).and_then(|l| l.shortest()).map(Rc::from);
+        let w = self.dfa(pattern).and_then(|d| d.shortest()).map(Rc::from);
         self.shortest.insert(pattern.to_string(), w.clone());
         w
     }
@@ -251,18 +323,18 @@ impl Langs {
         if p == q {
             return Some(true);
         }
-        let (a, b) = (self.get(p)?, self.get(q)?);
-        product_search(&a, &b, |x, y| x && !y, false, &mut self.search_left).map(|c| !c)
+        let (a, b) = (self.dfa(p)?, self.dfa(q)?);
+        product_search(&a, &b, Search::AButNotB, &mut self.search_left).map(|c| !c)
     }
 
     /// `Some(true)` when no string is accepted by both.
     fn disjoint(&mut self, p: &str, q: &str) -> Option<bool> {
-        let (a, b) = (self.get(p)?, self.get(q)?);
-        product_search(&a, &b, |x, y| x && y, true, &mut self.search_left).map(|both| !both)
+        let (a, b) = (self.dfa(p)?, self.dfa(q)?);
+        product_search(&a, &b, Search::Both, &mut self.search_left).map(|both| !both)
     }
 
     fn accepts(&mut self, p: &str, value: &str) -> Option<bool> {
-        Some(self.get(p)?.accepts(value.as_bytes()))
+        Some(self.dfa(p)?.accepts(value.as_bytes()))
     }
 
     /// `Some(true)` when the name pattern `a` covers only names `b` covers.
@@ -607,15 +679,24 @@ fn common_suffix(values: &[String]) -> String {
 /// of the literals its matches end with (regex-syntax's suffix extractor). `None` when the
 /// regex is not anchored at its end, or nothing is known.
 fn regex_suffix(regex: &str) -> Option<String> {
-    use regex_syntax::hir::literal::{ExtractKind, Extractor};
-    use regex_syntax::hir::{HirKind, Look};
-    let hir = regex_syntax::ParserBuilder::new()
+    hir_suffix(&parse(regex)?)
+}
+
+/// A regex's syntax as the lints parse it; `None` when it does not parse.
+pub(crate) fn parse(regex: &str) -> Option<regex_syntax::hir::Hir> {
+    regex_syntax::ParserBuilder::new()
         .utf8(false)
         .nest_limit(crate::pattern::REGEX_NEST_LIMIT)
         .build()
         .parse(regex)
-        .ok()?;
-    let mut last = &hir;
+        .ok()
+}
+
+/// [`regex_suffix`] of a parsed regex.
+fn hir_suffix(hir: &regex_syntax::hir::Hir) -> Option<String> {
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    use regex_syntax::hir::{HirKind, Look};
+    let mut last = hir;
     loop {
         match last.kind() {
             HirKind::Capture(c) => last = &c.sub,
@@ -626,13 +707,22 @@ fn regex_suffix(regex: &str) -> Option<String> {
     if !matches!(last.kind(), HirKind::Look(Look::End)) {
         return None;
     }
-    let seq = Extractor::new().kind(ExtractKind::Suffix).extract(&hir);
+    let seq = Extractor::new().kind(ExtractKind::Suffix).extract(hir);
     let lits: Vec<String> = seq
         .literals()?
         .iter()
         .map(|l| String::from_utf8(l.as_bytes().to_vec()).ok())
         .collect::<Option<_>>()?;
     Some(common_suffix(&lits))
+}
+
+/// What the coverage index keys a glob or regex condition on, from one parse of its regex.
+#[derive(Debug, Default)]
+pub(crate) struct Keys {
+    /// [`ValueSet::suffix`] of the condition.
+    pub(crate) suffix: String,
+    /// [`super::factor::required_factor`] of the condition.
+    pub(crate) factor: Vec<u8>,
 }
 
 fn common_prefix(values: &[String]) -> String {
@@ -880,6 +970,69 @@ pub(crate) mod tests {
         );
         assert_eq!(disj(&re("^a"), &re("^b")), Some(true));
         assert_eq!(disj(&re("a"), &re("b")), Some(false));
+    }
+
+    /// Both automata of a pattern: the lints' and a copy of the dense DFA's states.
+    fn both(pattern: &str) -> Option<(Dfa, Dfa)> {
+        let fast = Dfa::build(pattern);
+        let dense = Lang::build(pattern).and_then(|l| Dfa::from_lang(&l));
+        assert_eq!(fast.is_some(), dense.is_some(), "{pattern:?}");
+        Some((fast?, dense?))
+    }
+
+    /// A pattern as the lints see it: unanchored (matching anywhere), or a glob's regex.
+    fn as_condition(r: &str, unanchored: bool) -> String {
+        if unanchored {
+            anywhere(r)
+        } else {
+            glob_regex(r)
+        }
+    }
+
+    #[test]
+    fn unanchored_patterns_get_a_universal_state() {
+        let (fast, dense) = both(&anywhere("(foo|bar)[0-9]+-17")).unwrap();
+        assert!(fast.states() < dense.states());
+        assert!(fast.accepts(b"xxbar0-17") && fast.accepts(b"foo12-170-\xff"));
+        assert!(!fast.accepts(b"foo-17") && !fast.accepts(b"bar1-1"));
+        assert_eq!(fast.shortest().as_deref(), Some(&b"bar0-17"[..]));
+        // A match confirmed only by what follows (`\b`, `$`) is not sticky.
+        let (fast, _) = both(&anywhere("ab$")).unwrap();
+        assert!(fast.accepts(b"xab") && !fast.accepts(b"xabx"));
+        let (fast, _) = both(&anywhere("ab(?-u:\\b)")).unwrap();
+        assert!(fast.accepts(b"ab c") && !fast.accepts(b"abc"));
+    }
+
+    proptest::proptest! {
+        /// The lints' automaton accepts exactly what the dense DFA accepts, has the same
+        /// shortest word, and product searches over either give the same answers.
+        #[test]
+        fn the_subset_construction_agrees_with_the_dense_dfa(
+            r in "(\\(?([ab.]|\\[a-c\\]|\\^|\\$|é){0,3}\\)?[*+?]?(\\|[ab-])?){1,4}",
+            s in "(\\(?([ab.]|\\^|é){0,3}\\)?[*+?]?(\\|[ab-])?){1,3}",
+            unanchored in proptest::bool::ANY,
+            words in proptest::collection::vec("[ab\\-\n.é]{0,8}", 1..30),
+        ) {
+            let (p, q) = (as_condition(&r, unanchored), as_condition(&s, !unanchored));
+            let (Some((fast, dense)), Some((fast_q, dense_q))) = (both(&p), both(&q)) else {
+                return Ok(());
+            };
+            for w in &words {
+                proptest::prop_assert_eq!(fast.accepts(w.as_bytes()), dense.accepts(w.as_bytes()), "{:?} on {:?}", p, w);
+            }
+            proptest::prop_assert_eq!(fast.shortest(), dense.shortest(), "{:?}", p);
+            for search in [Search::AButNotB, Search::Both] {
+                let mut budget = SEARCH_BUDGET;
+                for (x, y) in [(&fast, &fast_q), (&fast_q, &fast)] {
+                    let (dx, dy) = if std::ptr::eq(x, &fast) { (&dense, &dense_q) } else { (&dense_q, &dense) };
+                    proptest::prop_assert_eq!(
+                        product_search(x, y, search, &mut budget),
+                        product_search(dx, dy, search, &mut budget),
+                        "{:?} / {:?}", p, q
+                    );
+                }
+            }
+        }
     }
 
     #[test]

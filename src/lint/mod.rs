@@ -35,6 +35,7 @@
 //! ```
 
 pub(crate) mod cover;
+pub(crate) mod dfa;
 pub(crate) mod factor;
 pub(crate) mod lang;
 pub mod registry;
