@@ -23,7 +23,7 @@
 use super::lang::{joint_classes, parse, Lang, DFA_LIMIT};
 use crate::pattern::size::{estimated_size, DENSE_ESTIMATE_BUDGET};
 use regex_automata::dfa::Automaton;
-use regex_automata::nfa::thompson::{self, State, WhichCaptures, NFA};
+use regex_automata::nfa::thompson::{State, NFA};
 use regex_automata::util::primitives::StateID;
 use regex_syntax::hir::{Class, Hir, HirKind};
 use rustc_hash::FxHashMap;
@@ -53,6 +53,18 @@ pub(crate) struct Dfa {
 }
 
 impl Dfa {
+    /// A DFA over `width` classes holding only the [`DEAD`] state, which it starts in.
+    fn dead_only(classes: [u8; 256], width: usize) -> Dfa {
+        Dfa {
+            classes,
+            width,
+            trans: vec![DEAD; width],
+            accept: vec![false],
+            start: DEAD,
+            universal: None,
+        }
+    }
+
     /// The DFA of a pattern; `None` when it does not parse, or when its automaton would be too
     /// large (by its estimated size, its NFA's size or its own size).
     pub(crate) fn build(pattern: &str) -> Option<Dfa> {
@@ -69,15 +81,7 @@ impl Dfa {
             Some(body) => (body, true),
             None => (stripped.unwrap_or(hir), false),
         };
-        let nfa = thompson::Compiler::new()
-            .configure(
-                thompson::Config::new()
-                    .utf8(false)
-                    .which_captures(WhichCaptures::None)
-                    .nfa_size_limit(Some(DFA_LIMIT)),
-            )
-            .build_from_hir(&body)
-            .ok()?;
+        let nfa = super::lang::lint_nfa(&body)?;
         if !nfa.look_set_any().is_empty() {
             return Dfa::from_lang(&Lang::build(pattern)?);
         }
@@ -95,14 +99,7 @@ impl Dfa {
         let reps = representatives(&classes);
         let mut ids: FxHashMap<StateID, u32> = FxHashMap::default();
         let mut states: Vec<StateID> = Vec::new();
-        let mut dfa = Dfa {
-            classes,
-            width,
-            trans: vec![DEAD; width],
-            accept: vec![false],
-            start: DEAD,
-            universal: None,
-        };
+        let mut dfa = Dfa::dead_only(classes, width);
         let mut id_of = |s: StateID, dfa: &mut Dfa, states: &mut Vec<StateID>| -> Option<u32> {
             if lang.dfa.is_dead_state(s) {
                 return Some(DEAD);
@@ -320,14 +317,7 @@ impl<'a> Determinizer<'a> {
         Determinizer {
             nfa,
             sticky,
-            dfa: Dfa {
-                classes,
-                width,
-                trans: vec![DEAD; width],
-                accept: vec![false],
-                start: DEAD,
-                universal: None,
-            },
+            dfa: Dfa::dead_only(classes, width),
             subsets: vec![Box::new([])],
             ids: FxHashMap::default(),
             reps,

@@ -43,6 +43,20 @@ pub(crate) struct Lang {
     pub(crate) start: StateID,
 }
 
+/// The Thompson NFA the lints build their automata from: bytes, no captures, within
+/// [`DFA_LIMIT`]; `None` past it.
+pub(crate) fn lint_nfa(hir: &regex_syntax::hir::Hir) -> Option<thompson::NFA> {
+    thompson::Compiler::new()
+        .configure(
+            thompson::Config::new()
+                .utf8(false)
+                .which_captures(WhichCaptures::None)
+                .nfa_size_limit(Some(DFA_LIMIT)),
+        )
+        .build_from_hir(hir)
+        .ok()
+}
+
 impl Lang {
     /// The pattern's DFA; `None` when it cannot be built within the limits, or when its
     /// estimated size says it would be too large to compare quickly (the compiler sends such
@@ -56,15 +70,7 @@ impl Lang {
         if estimated_size(hir) > DENSE_ESTIMATE_BUDGET {
             return None;
         }
-        let nfa = thompson::Compiler::new()
-            .configure(
-                thompson::Config::new()
-                    .utf8(false)
-                    .which_captures(WhichCaptures::None)
-                    .nfa_size_limit(Some(DFA_LIMIT)),
-            )
-            .build_from_hir(hir)
-            .ok()?;
+        let nfa = lint_nfa(hir)?;
         let dfa = dense::Builder::new()
             .configure(
                 dense::Config::new()
