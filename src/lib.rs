@@ -11,6 +11,7 @@
 //! | load | [`load`] | reads files and folders into a [`source::SourceMap`] |
 //! | syntax | `syntax` (internal) | text to syntax tree (pest), syntax diagnostics |
 //! | pattern | [`pattern`] | globs, path normalization, regex limits (below every stage) |
+//! | value | [`value`] | the JSON a decision reads, owned or borrowed (below every stage) |
 //! | resolve | [`resolve`] | names, catalog, grants, patterns validated, test expectations |
 //! | compile | `compile` (internal) | resolved policy to a [`program::Program`] in named steps |
 //! | program | [`program`] | the compiled tables (interned IDs, grant bitsets, rule groups, automata), each with its validation |
@@ -74,6 +75,7 @@ pub mod review;
 pub mod shell;
 pub mod source;
 pub mod testing;
+pub mod value;
 
 // Pipeline internals: public for the test suites and benches, documented in the source, not
 // part of the host-facing API (use `load`, `Engine`, `host` and `fmt` instead).
@@ -85,5 +87,5 @@ pub mod lint;
 pub mod syntax;
 
 pub use diagnostic::{Diagnostic, Diagnostics, PolicyError, Severity};
-pub use engine::{Decision, Engine, Reason, Request, RuleRef, VisibleTool};
+pub use engine::{Decision, Engine, Reason, Request, RequestRef, RuleRef, VisibleTool};
 pub use syntax::ast::Effect;

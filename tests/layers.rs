@@ -10,6 +10,7 @@ const ORDER: &[&str] = &[
     "diagnostic",
     "syntax",
     "pattern",
+    "value",
     "shell",
     "reason",
     "resolve",

@@ -8,7 +8,7 @@ const { withPermissions, withPermissionsAll } = require('./lib/hermes.js')
 const { permission, canUseTool, preToolUseHook } = require('./lib/callbacks.js')
 const { guardClient } = require('./lib/mcp.js')
 const { splitToolName } = require('./lib/names.js')
-const { writeRequest, writeNotObject, requestBytes, trimBuffer } = require('./lib/text.js')
+const { writeRequest, writeNotObject, requestBuffer, trimBuffer } = require('./lib/text.js')
 
 const { Engine, PermissionSet } = native
 
@@ -118,7 +118,7 @@ Object.defineProperty(Engine.prototype, 'decide', {
         }
       }
       const fast = length >= 0 ? fastOf(this) : undefined
-      const code = fast === undefined ? -1 : fast.decide(requestBytes(), length)
+      const code = fast === undefined ? -1 : fast.decide(requestBuffer(), length)
       trimBuffer()
       if (code >= 0) {
         const n = code >> 1

@@ -4,6 +4,7 @@
 //! are flattened (nested arrays included). A path that reaches nothing is absent; a path that
 //! reaches an empty array is present with no values.
 
+use crate::value::{JsonArgs, JsonValue};
 use serde_json::{Map, Value};
 
 /// Collects the values `path` yields from `args` into `out`; returns false when it is absent.
@@ -37,27 +38,14 @@ pub fn collect<'a>(
 /// assert!(toolgate::engine::args::visit(args.as_object().unwrap(), &["p".into()], &mut |v| seen.push(v.clone())));
 /// assert_eq!(seen, [serde_json::json!("a"), serde_json::json!("b")]);
 /// ```
-pub fn visit<'a>(
-    args: &'a Map<String, Value>,
-    path: &[String],
-    f: &mut impl FnMut(&'a Value),
-) -> bool {
+pub fn visit<'a, A: JsonArgs<'a>>(args: A, path: &[String], f: &mut impl FnMut(A::Value)) -> bool {
     let Some((first, rest)) = path.split_first() else {
         return false;
     };
-    get(args, first).is_some_and(|root| walk(root, rest, f))
+    args.arg(first).is_some_and(|root| walk(root, rest, f))
 }
 
-/// Up to this many keys, an object that hashes its keys is searched key by key.
-const SCAN_KEYS: usize = 8;
-
 /// The value under `key`.
-///
-/// serde_json's map is a `BTreeMap`, unless some crate in the build turns on its
-/// `preserve_order` feature (Cedar does, for one): then it is an `IndexMap` hashing every
-/// lookup with SipHash, which costs more than the whole rest of a decision. So with that map,
-/// the few keys a call's arguments usually have are compared one by one (a length check rejects
-/// most at once); otherwise the tree's own search is used.
 ///
 /// # Example
 ///
@@ -69,43 +57,25 @@ const SCAN_KEYS: usize = 8;
 /// ```
 #[inline]
 pub fn get<'a>(args: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
-    if args.len() <= SCAN_KEYS && map_hashes_keys() {
-        args.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
-    } else {
-        args.get(key)
-    }
-}
-
-/// Whether serde_json's map keeps insertion order (and so hashes its keys), found once.
-fn map_hashes_keys() -> bool {
-    static ORDERED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ORDERED.get_or_init(|| {
-        let mut probe = Map::new();
-        probe.insert("b".into(), Value::Null);
-        probe.insert("a".into(), Value::Null);
-        probe.keys().next().is_some_and(|k| k == "b")
-    })
+    crate::value::get(args, key)
 }
 
 /// Follows `rest` from `v`; true when some value was reached at the end of the path.
-fn walk<'a>(v: &'a Value, rest: &[String], f: &mut impl FnMut(&'a Value)) -> bool {
+fn walk<'a, V: JsonValue<'a>>(v: V, rest: &[String], f: &mut impl FnMut(V)) -> bool {
     let Some((key, more)) = rest.split_first() else {
         flatten(v, f);
         return true;
     };
-    match v {
-        Value::Object(m) => get(m, key).is_some_and(|x| walk(x, more, f)),
-        Value::Array(items) => items
-            .iter()
-            .fold(false, |reached, item| walk(item, rest, f) | reached),
-        _ => false,
+    match v.items() {
+        Some(items) => items.fold(false, |reached, item| walk(item, rest, f) | reached),
+        None => v.member(key).is_some_and(|x| walk(x, more, f)),
     }
 }
 
-fn flatten<'a>(v: &'a Value, f: &mut impl FnMut(&'a Value)) {
-    match v {
-        Value::Array(items) => items.iter().for_each(|i| flatten(i, f)),
-        other => f(other),
+fn flatten<'a, V: JsonValue<'a>>(v: V, f: &mut impl FnMut(V)) {
+    match v.items() {
+        Some(items) => items.for_each(|i| flatten(i, f)),
+        None => f(v),
     }
 }
 

@@ -3,7 +3,8 @@
 //! argument types, then the rule group (deny wins, then allow, then the agent's default).
 
 use super::decision::{Explanation, Reason, RuleTrace, Verdict};
-use super::{args, evaluate, Engine, Request};
+use super::request::RequestRef;
+use super::{evaluate, Engine};
 use crate::program::agent::AgentRt;
 use crate::program::bitset::BitSet;
 use crate::program::catalog::Catalog;
@@ -11,6 +12,7 @@ use crate::program::group::Group;
 use crate::program::ids::{AgentId, ToolId};
 use crate::resolve::{parse_permission, ArgType};
 use crate::syntax::ast::Effect;
+use crate::value::JsonArgs;
 use std::borrow::Cow;
 
 /// The resolved tool of a request.
@@ -29,16 +31,16 @@ const NO_TYPED: &[(String, ArgType)] = &[];
 
 impl Engine {
     /// Decides; when `explanation` is given, records how in it.
-    pub(super) fn verdict(
+    pub(super) fn verdict<'r, A: JsonArgs<'r>>(
         &self,
-        req: &Request,
+        req: &RequestRef<'r, A>,
         explanation: &mut Option<Explanation>,
     ) -> Verdict<'_> {
         let explain = explanation.is_some();
 
         // 1. agent
-        let Some((agent_id, agent)) = self.program.agent(&req.agent) else {
-            let hint = crate::resolve::suggest::did_you_mean(&req.agent, self.agent_names())
+        let Some((agent_id, agent)) = self.program.agent(req.agent) else {
+            let hint = crate::resolve::suggest::did_you_mean(req.agent, self.agent_names())
                 .map(|s| format!(" (did you mean `{s}`?)"))
                 .unwrap_or_default();
             return Verdict::new(
@@ -81,7 +83,7 @@ impl Engine {
         let group = resolved.group;
         let mut trace = evaluate::Trace::new();
         let Some(fired) = group.evaluate(
-            &req.args,
+            req.args,
             &resolved.candidates,
             &self.program.automata,
             &self.program.needles,
@@ -144,11 +146,11 @@ impl Engine {
         }
     }
 
-    fn resolve_tool<'a>(
+    fn resolve_tool<'a, 'r, A: JsonArgs<'r>>(
         &'a self,
         agent_id: AgentId,
         agent: &'a AgentRt,
-        req: &Request,
+        req: &RequestRef<'r, A>,
         explain: bool,
     ) -> Result<Resolved<'a>, Verdict<'a>> {
         match &self.program.catalog {
@@ -158,20 +160,20 @@ impl Engine {
     }
 
     /// Step 2 with a catalog: the request's tool among the declared ones, with its gate.
-    fn resolve_catalog_tool<'a>(
+    fn resolve_catalog_tool<'a, 'r, A: JsonArgs<'r>>(
         &'a self,
         cat: &'a Catalog,
         agent_id: AgentId,
         agent: &'a AgentRt,
-        req: &Request,
+        req: &RequestRef<'r, A>,
         explain: bool,
     ) -> Result<Resolved<'a>, Verdict<'a>> {
-        let ids: &[ToolId] = cat.by_name.get(&req.tool).map(Vec::as_slice).unwrap_or(&[]);
-        let chosen = match &req.server {
+        let ids: &[ToolId] = cat.by_name.get(req.tool).map(Vec::as_slice).unwrap_or(&[]);
+        let chosen = match req.server {
             Some(server) => ids.iter().copied().find(|&t| {
                 cat.tools[t.index()]
                     .server
-                    .is_some_and(|s| &cat.servers[s.index()] == server)
+                    .is_some_and(|s| cat.servers[s.index()] == server)
             }),
             None if ids.len() == 1 => Some(ids[0]),
             None if ids.len() > 1 => {
@@ -194,12 +196,12 @@ impl Engine {
             None => None,
         };
         let Some(t) = chosen else {
-            let shown = match &req.server {
+            let shown = match req.server {
                 Some(s) => format!("{s}.{}", req.tool),
-                None => req.tool.clone(),
+                None => req.tool.to_string(),
             };
             let hint = crate::resolve::suggest::did_you_mean(
-                &req.tool,
+                req.tool,
                 cat.by_name.keys().map(String::as_str),
             )
             .map(|s| format!(" (did you mean `{s}`?)"))
@@ -236,18 +238,18 @@ impl Engine {
 
     /// Step 2 without a catalog: the tool is what the request says, and the permissions it
     /// needs are the ones the request declares.
-    fn resolve_uncataloged<'a>(
+    fn resolve_uncataloged<'a, 'r, A: JsonArgs<'r>>(
         &'a self,
         agent: &'a AgentRt,
-        req: &Request,
+        req: &RequestRef<'r, A>,
     ) -> Result<Resolved<'a>, Verdict<'a>> {
-        let display = match &req.server {
+        let display = match req.server {
             Some(s) => format!("{s}.{}", req.tool),
-            None => req.tool.clone(),
+            None => req.tool.to_string(),
         };
         let mut needs_missing = None;
         let mut needs = Vec::new();
-        for text in req.permissions.iter().flatten() {
+        for text in req.permissions.unwrap_or_default() {
             let p = parse_permission(text).map_err(|e| {
                 Verdict::new(
                     Reason::BadRequest,
@@ -261,8 +263,7 @@ impl Engine {
             needs.push(text.clone());
         }
         let candidates = match &agent.targets {
-            Some(t) => match t.candidates(req.server.as_deref(), &req.tool, &self.program.automata)
-            {
+            Some(t) => match t.candidates(req.server, req.tool, &self.program.automata) {
                 Some(c) => evaluate::Candidates::Bits(c),
                 None => {
                     return Err(Verdict::new(
@@ -288,12 +289,11 @@ impl Engine {
 /// Steps 4 and 4b of a decision: the first required argument the call lacks, then the first
 /// declared argument (in declaration order) whose value has the wrong type; absent optional
 /// arguments pass.
-fn argument_refusal<'e>(resolved: &Resolved<'e>, req: &Request) -> Option<Verdict<'e>> {
-    if let Some(arg) = resolved
-        .required
-        .iter()
-        .find(|a| args::get(&req.args, a).is_none())
-    {
+fn argument_refusal<'e, 'r, A: JsonArgs<'r>>(
+    resolved: &Resolved<'e>,
+    req: &RequestRef<'r, A>,
+) -> Option<Verdict<'e>> {
+    if let Some(arg) = resolved.required.iter().find(|a| req.args.arg(a).is_none()) {
         return Some(Verdict {
             argument: Some(Cow::Borrowed(arg.as_str())),
             ..Verdict::new(
@@ -306,7 +306,7 @@ fn argument_refusal<'e>(resolved: &Resolved<'e>, req: &Request) -> Option<Verdic
         });
     }
     for (arg, ty) in resolved.typed {
-        let Some(value) = args::get(&req.args, arg) else {
+        let Some(value) = req.args.arg(arg) else {
             continue;
         };
         if let Some(given) = ty.mismatch(value) {

@@ -13,7 +13,7 @@ use crate::program::ids::{CondId, LocalRuleId, PatternId};
 use crate::program::index::{Automata, Location, PatternIndex};
 use crate::program::needles::NeedleMatcher;
 use crate::syntax::ast::Effect;
-use serde_json::{Map, Value};
+use crate::value::{JsonArgs, JsonKind, JsonValue};
 use std::cell::RefCell;
 
 /// The rule that decides (a local ID): the first deny that fires, else the first allow, in
@@ -168,9 +168,9 @@ impl Group {
     /// Evaluates the group for the candidate rules; when `trace` is given, records every
     /// candidate rule's outcome in it. Returns `None` when a matcher failed (the caller
     /// denies).
-    pub(crate) fn evaluate(
+    pub(crate) fn evaluate<'a, A: JsonArgs<'a>>(
         &self,
-        args: &Map<String, Value>,
+        args: A,
         candidates: &Candidates,
         automata: &Automata,
         needles: &[NeedleMatcher],
@@ -191,9 +191,9 @@ impl Group {
     /// Judges the arguments the deny rules read and looks for a deny first; only when none
     /// fires are the other arguments judged and the allow rules checked. Explaining judges
     /// everything (the trace shows every candidate rule).
-    fn evaluate_with(
+    fn evaluate_with<'a, A: JsonArgs<'a>>(
         &self,
-        args: &Map<String, Value>,
+        args: A,
         candidates: &Candidates,
         automata: &Automata,
         needles: &[NeedleMatcher],
@@ -387,10 +387,10 @@ fn shell_hits(
 
 impl Judge<'_> {
     /// Judges one argument into the scratch bitsets; `None` when a matcher failed.
-    fn judge(
+    fn judge<'a, A: JsonArgs<'a>>(
         &self,
         arg: &ArgMatcher,
-        args: &Map<String, Value>,
+        args: A,
         s: &mut Scratch,
     ) -> Option<ArgState> {
         let focused = [
@@ -522,18 +522,18 @@ impl Judge<'_> {
     /// allow sense, `present` excepted; `focused` says, for the raw and normalized indexes,
     /// whether only the wanted patterns are matched. Returns whether the value is unreadable
     /// as a path.
-    fn value_hits(
+    fn value_hits<'a, V: JsonValue<'a>>(
         &self,
         arg: &ArgMatcher,
-        value: &Value,
+        value: V,
         [raw_focused, norm_focused]: [bool; 2],
         s: &mut Scratch,
     ) -> Option<bool> {
         s.value.clear();
         s.deny_only.clear();
         let mut unreadable_path = false;
-        match value {
-            Value::String(text) => {
+        match (value.as_str(), value.kind()) {
+            (Some(text), _) => {
                 if let Some(sh) = arg.shell() {
                     shell_hits(sh, text, s);
                 }
@@ -558,8 +558,8 @@ impl Judge<'_> {
                     }
                 }
             }
-            Value::Number(n) => {
-                if let Some(x) = n.as_f64() {
+            (None, JsonKind::Number) => {
+                if let Some(x) = value.as_f64() {
                     s.value.extend(
                         arg.numeric()
                             .iter()

@@ -17,10 +17,11 @@ pub mod request;
 
 use decision::Verdict;
 pub use decision::{Decision, Explanation, Reason, RuleRef, RuleTrace};
-pub use request::{BadRequest, Request};
+pub use request::{BadRequest, Request, RequestRef};
 
 use crate::bundle::BundleError;
 use crate::program::Program;
+use crate::value::JsonArgs;
 use std::borrow::Cow;
 
 /// A tool an agent may see.
@@ -164,6 +165,26 @@ impl Engine {
     /// assert_eq!(d.permission.as_deref(), Some("net:http"));
     /// ```
     pub fn decide(&self, req: &Request) -> Decision<'_> {
+        self.decide_guarded(&req.borrowed(), false)
+    }
+
+    /// Decides a request whose fields and arguments are borrowed: the same decision
+    /// [`decide`](Engine::decide) makes for the same values, for a host that reads its
+    /// requests in place (see [`crate::value`]).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// let engine = toolgate::load::engine_from_str("p.policy", "tool t(p)\nagent a { allow t where p == \"x\" }").unwrap();
+    /// let args = json!({"p": "x"});
+    /// let req = toolgate::RequestRef {
+    ///     agent: "a", server: None, tool: "t", args: args.as_object().unwrap(),
+    ///     tool_use_id: Some("toolu_1"), permissions: None,
+    /// };
+    /// let d = engine.decide_ref(&req);
+    /// assert!(d.is_allowed());
+    /// assert_eq!(d.tool_use_id.as_deref(), Some("toolu_1"));
+    /// ```
+    pub fn decide_ref<'r, A: JsonArgs<'r>>(&self, req: &RequestRef<'r, A>) -> Decision<'_> {
         self.decide_guarded(req, false)
     }
 
@@ -178,7 +199,7 @@ impl Engine {
     /// assert_eq!(trace.rules[3].outcome, "fired"); // `deny Bash where command matches shell "sudo ..."`
     /// ```
     pub fn decide_explained(&self, req: &Request) -> Decision<'_> {
-        self.decide_guarded(req, true)
+        self.decide_guarded(&req.borrowed(), true)
     }
 
     /// Decides one JSON request line; a malformed one is answered `bad_request`.
@@ -190,12 +211,16 @@ impl Engine {
     /// ```
     pub fn decide_json(&self, line: &str, explain: bool) -> Decision<'_> {
         match Request::from_json(line) {
-            Ok(req) => self.decide_guarded(&req, explain),
+            Ok(req) => self.decide_guarded(&req.borrowed(), explain),
             Err(bad) => self.bad_request(format!("bad request: {}", bad.message), bad.tool_use_id),
         }
     }
 
-    fn decide_guarded(&self, req: &Request, explain: bool) -> Decision<'_> {
+    fn decide_guarded<'r, A: JsonArgs<'r>>(
+        &self,
+        req: &RequestRef<'r, A>,
+        explain: bool,
+    ) -> Decision<'_> {
         let mut explanation = explain.then(Explanation::default);
         let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.verdict(req, &mut explanation)
@@ -213,7 +238,7 @@ impl Engine {
             argument: verdict.argument,
             message: verdict.message,
             rule: verdict.rule.map(Cow::Borrowed),
-            tool_use_id: req.tool_use_id.clone(),
+            tool_use_id: req.tool_use_id.map(str::to_string),
             policy_hash: Cow::Borrowed(&self.policy_hash),
             explanation: explanation.map(Box::new),
         }

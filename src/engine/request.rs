@@ -41,6 +41,33 @@ pub struct Request {
     pub permissions: Option<Vec<String>>,
 }
 
+/// A request whose fields are borrowed, with arguments of any [`JsonArgs`](crate::value::JsonArgs) type: what
+/// [`Engine::decide_ref`](crate::Engine::decide_ref) decides. A host that reads request text in
+/// place builds one without allocating; [`Request::borrowed`] gives one for an owned request.
+///
+/// # Example
+///
+/// ```
+/// let req = toolgate::Request::new("a", "t").server("s");
+/// let r = req.borrowed();
+/// assert_eq!((r.agent, r.tool, r.server), ("a", "t", Some("s")));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct RequestRef<'a, A> {
+    /// The agent making the call.
+    pub agent: &'a str,
+    /// The server the tool is on, when the host knows it.
+    pub server: Option<&'a str>,
+    /// The tool's bare name.
+    pub tool: &'a str,
+    /// The call's arguments.
+    pub args: A,
+    /// The host's id for the call, echoed in the decision.
+    pub tool_use_id: Option<&'a str>,
+    /// Permissions the tool declares (only for policies without a catalog).
+    pub permissions: Option<&'a [String]>,
+}
+
 /// Why a request was refused as `bad_request`.
 ///
 /// # Example
@@ -76,6 +103,18 @@ impl BadRequest {
 }
 
 impl Request {
+    /// This request with its fields borrowed, for [`Engine::decide_ref`](crate::Engine::decide_ref).
+    pub fn borrowed(&self) -> RequestRef<'_, &Map<String, Value>> {
+        RequestRef {
+            agent: &self.agent,
+            server: self.server.as_deref(),
+            tool: &self.tool,
+            args: &self.args,
+            tool_use_id: self.tool_use_id.as_deref(),
+            permissions: self.permissions.as_deref(),
+        }
+    }
+
     /// A request for `tool` by `agent` with no arguments.
     ///
     /// # Example

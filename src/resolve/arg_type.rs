@@ -5,8 +5,8 @@
 //! arrays of `integer`. Kept flat (a count and a base), so it is small, `Copy`, and never
 //! recursive when a bundle is decoded.
 
+use crate::value::{JsonKind, JsonValue};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::fmt;
 
 /// The most `array<...>` levels a type may have.
@@ -88,29 +88,16 @@ impl BaseType {
         matches!(self, BaseType::Any | BaseType::Object)
     }
 
-    fn accepts(self, v: &Value) -> bool {
+    fn accepts<'a>(self, v: impl JsonValue<'a>) -> bool {
+        let kind = v.kind();
         match self {
             BaseType::Any => true,
-            BaseType::String | BaseType::Path => v.is_string(),
-            BaseType::Number => v.is_number(),
-            BaseType::Integer => is_integer(v),
-            BaseType::Boolean => v.is_boolean(),
-            BaseType::Object => v.is_object(),
+            BaseType::String | BaseType::Path => kind == JsonKind::String,
+            BaseType::Number => kind == JsonKind::Number,
+            BaseType::Integer => kind == JsonKind::Number && v.is_integer(),
+            BaseType::Boolean => kind == JsonKind::Bool,
+            BaseType::Object => kind == JsonKind::Object,
         }
-    }
-}
-
-/// True for a JSON number with no fractional part (`3`, `-0`, `1e3`, `3.0`), read as the
-/// engine reads numbers (64-bit floats, integers kept exact by serde_json).
-fn is_integer(v: &Value) -> bool {
-    match v {
-        Value::Number(n) => {
-            n.is_i64()
-                || n.is_u64()
-                || n.as_f64()
-                    .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
-        }
-        _ => false,
     }
 }
 
@@ -149,11 +136,11 @@ impl ArgType {
 
     /// `None` when `v` has this type; otherwise what the value is, for the message
     /// (`a number`, `an array holding an object`, `a number with a fractional part`).
-    pub fn mismatch(self, v: &Value) -> Option<String> {
+    pub fn mismatch<'a>(self, v: impl JsonValue<'a>) -> Option<String> {
         if self.arrays == 0 {
             return (!self.base.accepts(v)).then(|| given(v, self.base == BaseType::Integer));
         }
-        let Value::Array(items) = v else {
+        let Some(mut items) = v.items() else {
             return Some(given(v, false));
         };
         let inner = ArgType {
@@ -161,22 +148,21 @@ impl ArgType {
             base: self.base,
         };
         items
-            .iter()
             .find_map(|item| inner.mismatch(item))
             .map(|m| format!("an array holding {m}"))
     }
 }
 
 /// What a value is, as a message says it.
-fn given(v: &Value, integer_expected: bool) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(_) => "a boolean".into(),
-        Value::Number(_) if integer_expected => "a number with a fractional part".into(),
-        Value::Number(_) => "a number".into(),
-        Value::String(_) => "a string".into(),
-        Value::Array(_) => "an array".into(),
-        Value::Object(_) => "an object".into(),
+fn given<'a>(v: impl JsonValue<'a>, integer_expected: bool) -> String {
+    match v.kind() {
+        JsonKind::Null => "null".into(),
+        JsonKind::Bool => "a boolean".into(),
+        JsonKind::Number if integer_expected => "a number with a fractional part".into(),
+        JsonKind::Number => "a number".into(),
+        JsonKind::String => "a string".into(),
+        JsonKind::Array => "an array".into(),
+        JsonKind::Object => "an object".into(),
     }
 }
 

@@ -242,9 +242,14 @@ function requestBytes() {
   return buffer
 }
 
+/** The `ArrayBuffer` the last text was written into, from its first byte (what the addon reads). */
+function requestBuffer() {
+  return buffer.buffer
+}
+
 /** Drops a buffer grown large for one request (call once its text was read). */
 function trimBuffer() {
   if (buffer.length > KEEP_BYTES) buffer = new Uint8Array(1024)
 }
 
-module.exports = { writeRequest, writeNotObject, requestBytes, trimBuffer }
+module.exports = { writeRequest, writeNotObject, requestBytes, requestBuffer, trimBuffer }

@@ -3,7 +3,7 @@
 //! [`code`]).
 //!
 //! It is a plain Node-API callback whose engine rides in the function's own data pointer,
-//! set when the function is made: a call costs one `napi_get_cb_info`, one typed-array lookup
+//! set when the function is made: a call costs one `napi_get_cb_info`, one `ArrayBuffer` lookup
 //! (the text is read in place: no JS string is flattened or converted to UTF-8) and two
 //! numbers, without the receiver unwrapping and borrow bookkeeping that a `#[napi]`
 //! method pays on every call (more than the decision itself).
@@ -33,17 +33,16 @@ pub fn code(bound: &Bound, text: &str) -> i32 {
     if text.len() > MAX_REQUEST_BYTES {
         return -1;
     }
-    // The common form is read directly; anything else by the CLI's own parser.
-    let parsed = match crate::text::read(text) {
-        Some(req) => Ok(req),
-        None => toolgate::Request::from_json(text),
-    };
-    let d = match parsed {
-        Ok(req) => bound.engine.decide(&req),
-        Err(bad) if bad.message.starts_with("invalid JSON") => return -1,
-        Err(bad) => bound
-            .engine
-            .bad_request(format!("bad request: {}", bad.message), bad.tool_use_id),
+    // The common form is read in place; anything else by the CLI's own parser.
+    let d = match crate::text::read(text) {
+        Some(parsed) => bound.engine.decide_ref(&parsed.request()),
+        None => match toolgate::Request::from_json(text) {
+            Ok(req) => bound.engine.decide(&req),
+            Err(bad) if bad.message.starts_with("invalid JSON") => return -1,
+            Err(bad) => bound
+                .engine
+                .bad_request(format!("bad request: {}", bad.message), bad.tool_use_id),
+        },
     };
     match bound.shapes.number(&d) {
         Some(n) if n < (1 << 30) => (n * 2 + u32::from(d.tool_use_id.is_some())) as i32,
@@ -51,7 +50,7 @@ pub fn code(bound: &Bound, text: &str) -> i32 {
     }
 }
 
-/// A JS function `(bytes: Uint8Array, length: number) => number` answering with the [`code`]
+/// A JS function `(bytes: ArrayBuffer, length: number) => number` answering with the [`code`]
 /// of the UTF-8 text in `bytes` for `bound`; the engine is released when the function is
 /// collected.
 ///
@@ -104,7 +103,7 @@ unsafe extern "C" fn release(_env: sys::napi_env, data: *mut c_void, _hint: *mut
     }
 }
 
-/// The decider's Node-API callback: `(bytes: Uint8Array, length: number) => number`, the
+/// The decider's Node-API callback: `(bytes: ArrayBuffer, length: number) => number`, the
 /// [`code`] of the UTF-8 text in the first `length` bytes of `bytes`; -1 when the arguments
 /// are not that (or the text is not UTF-8).
 unsafe extern "C" fn call(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
@@ -137,31 +136,22 @@ unsafe extern "C" fn call(env: sys::napi_env, info: sys::napi_callback_info) -> 
     out
 }
 
-/// The first `length` bytes of the `Uint8Array` `array`, read in place; `None` when `array`
-/// is no `Uint8Array` or `length` is no count within it.
+/// The first `length` bytes of the `ArrayBuffer` `buffer`, read in place; `None` when
+/// `buffer` is no `ArrayBuffer` or `length` is no count within it. (An `ArrayBuffer` costs
+/// Node-API less to read than a typed array, which must find its buffer first.)
 ///
 /// # Safety
 ///
-/// `env`, `array` and `length` must be the live environment and values of the current call,
+/// `env`, `buffer` and `length` must be the live environment and values of the current call,
 /// and the slice must be dropped before any JS runs (which could detach or change it).
 unsafe fn bytes<'a>(
     env: sys::napi_env,
-    array: sys::napi_value,
+    buffer: sys::napi_value,
     length: sys::napi_value,
 ) -> Option<&'a [u8]> {
-    let mut kind = 0;
     let mut len = 0usize;
     let mut data = ptr::null_mut();
-    let status = sys::napi_get_typedarray_info(
-        env,
-        array,
-        &mut kind,
-        &mut len,
-        &mut data,
-        ptr::null_mut(),
-        ptr::null_mut(),
-    );
-    if status != sys::Status::napi_ok || kind != sys::TypedarrayType::uint8_array {
+    if sys::napi_get_arraybuffer_info(env, buffer, &mut data, &mut len) != sys::Status::napi_ok {
         return None;
     }
     let mut n = 0u32;
