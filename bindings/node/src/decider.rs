@@ -34,9 +34,10 @@ pub fn code(bound: &Bound, text: &str) -> i32 {
         return -1;
     }
     // The common form is read in place; anything else by the CLI's own parser.
-    let d = match crate::text::read(text) {
-        Some(parsed) => bound.engine.decide_ref(&parsed.request()),
-        None => match toolgate::Request::from_json(text) {
+    let mut parsed = crate::text::Parsed::new();
+    let d = match crate::text::read_into(text, &mut parsed) {
+        true => bound.engine.decide_ref(&parsed.request()),
+        false => match toolgate::Request::from_json(text) {
             Ok(req) => bound.engine.decide(&req),
             Err(bad) if bad.message.starts_with("invalid JSON") => return -1,
             Err(bad) => bound

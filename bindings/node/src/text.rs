@@ -1,7 +1,7 @@
 //! Reading request text in the form `toolgate.js` writes it, in place: one pass over the
 //! bytes into a flat list of values borrowed from the text, which the engine reads through
-//! `toolgate::value`'s traits (`Engine::decide_ref`). No string is copied and one vector is
-//! allocated per request.
+//! `toolgate::value`'s traits (`Engine::decide_ref`). No string is copied, and a request of
+//! up to 16 values allocates nothing.
 //!
 //! Only the common form is read here: the known fields, no whitespace, strings without
 //! escapes or control characters, integers of up to 18 digits, `true`, `false`, `null`,
@@ -12,6 +12,7 @@
 //! which answers it exactly as the CLI does (and says what is wrong). So a request read here
 //! holds the values `from_json` reads from the same text.
 
+use smallvec::SmallVec;
 use toolgate::value::{JsonArgs, JsonKind, JsonValue};
 use toolgate::RequestRef;
 
@@ -33,10 +34,22 @@ pub struct Parsed<'t> {
     permissions: Option<Vec<String>>,
     /// The arguments object first, then every value inside it in text order; a container's
     /// values follow it, up to its `end`.
-    nodes: Vec<Node<'t>>,
+    nodes: Nodes<'t>,
 }
 
 impl<'t> Parsed<'t> {
+    /// An empty request, for [`read_into`] to fill.
+    pub fn new() -> Parsed<'t> {
+        Parsed {
+            agent: "",
+            tool: "",
+            server: None,
+            tool_use_id: None,
+            permissions: None,
+            nodes: Nodes::new(),
+        }
+    }
+
     /// The request, for `Engine::decide_ref`.
     pub fn request(&self) -> RequestRef<'_, At<'_, 't>> {
         RequestRef {
@@ -52,6 +65,12 @@ impl<'t> Parsed<'t> {
         }
     }
 }
+
+/// The values of a request's arguments; most requests' fit in place, without allocating.
+type Nodes<'t> = SmallVec<[Node<'t>; INLINE_NODES]>;
+
+/// How many values a request's arguments hold before [`Nodes`] allocates.
+const INLINE_NODES: usize = 16;
 
 /// One value, and the key it has in its object (empty in an array).
 #[derive(Debug, Clone, Copy)]
@@ -214,16 +233,16 @@ fn plain_run(bytes: &[u8]) -> Option<usize> {
         .map(|i| at + i)
 }
 
-/// The request `text` holds, when it is in the common form (see the module's documentation);
-/// `None` otherwise.
-pub fn read(text: &str) -> Option<Parsed<'_>> {
+/// Reads the request `text` holds into `req` (a fresh one), and says whether it is in the
+/// common form (see the module's documentation); when not, `req` holds nothing to use.
+/// (Filled in place: a request is too large to move around cheaply.)
+pub fn read_into<'t>(text: &'t str, req: &mut Parsed<'t>) -> bool {
     let mut r = Reader {
         text,
         bytes: text.as_bytes(),
         at: 0,
     };
-    let req = r.request()?;
-    (r.at == r.bytes.len()).then_some(req)
+    r.request(req).is_some() && r.at == r.bytes.len()
 }
 
 struct Reader<'a> {
@@ -244,18 +263,10 @@ impl<'a> Reader<'a> {
         next
     }
 
-    fn request(&mut self) -> Option<Parsed<'a>> {
+    fn request(&mut self, req: &mut Parsed<'a>) -> Option<()> {
         if !self.eat(b'{') {
             return None;
         }
-        let mut req = Parsed {
-            agent: "",
-            tool: "",
-            server: None,
-            tool_use_id: None,
-            permissions: None,
-            nodes: Vec::with_capacity(8),
-        };
         let (mut agent, mut tool, mut args) = (false, false, false);
         // Fields seen, as bits: a field given twice is a duplicate key.
         let mut seen = 0u8;
@@ -312,7 +323,7 @@ impl<'a> Reader<'a> {
                 kind: Kind::Object,
             });
         }
-        (agent && tool).then_some(req)
+        (agent && tool).then_some(())
     }
 
     /// A string or `null`.
@@ -376,7 +387,7 @@ impl<'a> Reader<'a> {
 
     /// An object whose keys are distinct, `depth` containers deep, under `key`: pushed on
     /// `nodes` with its members.
-    fn object(&mut self, nodes: &mut Vec<Node<'a>>, key: &'a str, depth: usize) -> Option<()> {
+    fn object(&mut self, nodes: &mut Nodes<'a>, key: &'a str, depth: usize) -> Option<()> {
         if depth > MAX_DEPTH || !self.eat(b'{') {
             return None;
         }
@@ -417,7 +428,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An array `depth` containers deep, under `key`: pushed on `nodes` with its elements.
-    fn array(&mut self, nodes: &mut Vec<Node<'a>>, key: &'a str, depth: usize) -> Option<()> {
+    fn array(&mut self, nodes: &mut Nodes<'a>, key: &'a str, depth: usize) -> Option<()> {
         if depth > MAX_DEPTH || !self.eat(b'[') {
             return None;
         }
@@ -444,7 +455,7 @@ impl<'a> Reader<'a> {
     }
 
     /// One value inside a container `depth` deep, under `key`: pushed on `nodes`.
-    fn value(&mut self, nodes: &mut Vec<Node<'a>>, key: &'a str, depth: usize) -> Option<()> {
+    fn value(&mut self, nodes: &mut Nodes<'a>, key: &'a str, depth: usize) -> Option<()> {
         let kind = match self.peek()? {
             b'"' => Kind::Str(self.string()?),
             b'{' => return self.object(nodes, key, depth + 1),
@@ -485,10 +496,15 @@ impl<'a> Reader<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{read, At, Kind, Parsed};
+    use super::{read_into, At, Kind, Parsed};
     use proptest::strategy::Strategy;
     use serde_json::Value;
     use toolgate::Request;
+
+    fn read(text: &str) -> Option<Parsed<'_>> {
+        let mut req = Parsed::new();
+        read_into(text, &mut req).then_some(req)
+    }
 
     /// The value `at` stands for, built from the nodes themselves.
     fn to_value(at: At<'_, '_>) -> Value {
