@@ -105,3 +105,13 @@ test('a getter that decides while the request is written leaves both decisions r
   assert.equal(inner.tool_use_id, 'inner')
   assert.deepEqual(engine.decide({ agent: 'a', tool: 't', args: { p: 'x' } }), native.call(engine, { agent: 'a', tool: 't', args: { p: 'x' } }))
 })
+
+test('an enumerable property inherited from Object.prototype is not an argument', () => {
+  Object.prototype.polluted = 'x' // eslint-disable-line no-extend-native
+  try {
+    const length = writeRequest(undefined, 'a', 't', undefined, { p: 'y', q: { r: 1 } }, undefined)
+    assert.deepEqual(written(length), { agent: 'a', tool: 't', args: { p: 'y', q: { r: 1 } } })
+  } finally {
+    delete Object.prototype.polluted
+  }
+})
