@@ -388,33 +388,42 @@ impl<'a> Reader<'a> {
     /// An object whose keys are distinct, `depth` containers deep, under `key`: pushed on
     /// `nodes` with its members.
     fn object(&mut self, nodes: &mut Nodes<'a>, key: &'a str, depth: usize) -> Option<()> {
-        if depth > MAX_DEPTH || !self.eat(b'{') {
+        self.container(nodes, key, depth, Kind::Object, Self::member)
+    }
+
+    /// An array `depth` containers deep, under `key`: pushed on `nodes` with its elements.
+    fn array(&mut self, nodes: &mut Nodes<'a>, key: &'a str, depth: usize) -> Option<()> {
+        self.container(nodes, key, depth, Kind::Array, |r, nodes, _, _, depth| {
+            r.value(nodes, "", depth)
+        })
+    }
+
+    /// An object's or array's text, `depth` containers deep, under `key`: its node pushed on
+    /// `nodes`, then each member read by `member` (given where the container's node is, how
+    /// many members came before and the depth), then the node's end set.
+    fn container(
+        &mut self,
+        nodes: &mut Nodes<'a>,
+        key: &'a str,
+        depth: usize,
+        kind: Kind<'a>,
+        member: impl Fn(&mut Self, &mut Nodes<'a>, usize, usize, usize) -> Option<()>,
+    ) -> Option<()> {
+        let (open, close) = match kind {
+            Kind::Object => (b'{', b'}'),
+            _ => (b'[', b']'),
+        };
+        if depth > MAX_DEPTH || !self.eat(open) {
             return None;
         }
         let at = nodes.len();
-        nodes.push(Node {
-            key,
-            end: 0,
-            kind: Kind::Object,
-        });
-        if !self.eat(b'}') {
-            let mut members = 0;
+        nodes.push(Node { key, end: 0, kind });
+        if !self.eat(close) {
+            let mut count = 0;
             loop {
-                let k = self.string()?;
-                if !self.eat(b':') || members == MAX_MEMBERS {
-                    return None;
-                }
-                // A key given twice: the CLI's parser refuses it.
-                let mut c = at + 1;
-                while let Some(n) = nodes.get(c) {
-                    if n.key == k {
-                        return None;
-                    }
-                    c = n.end as usize;
-                }
-                self.value(nodes, k, depth)?;
-                members += 1;
-                if self.eat(b'}') {
+                member(self, nodes, at, count, depth)?;
+                count += 1;
+                if self.eat(close) {
                     break;
                 }
                 if !self.eat(b',') {
@@ -427,31 +436,27 @@ impl<'a> Reader<'a> {
         Some(())
     }
 
-    /// An array `depth` containers deep, under `key`: pushed on `nodes` with its elements.
-    fn array(&mut self, nodes: &mut Nodes<'a>, key: &'a str, depth: usize) -> Option<()> {
-        if depth > MAX_DEPTH || !self.eat(b'[') {
+    /// One `"key":value` member of the object whose node is at `at`, after `count` others.
+    fn member(
+        &mut self,
+        nodes: &mut Nodes<'a>,
+        at: usize,
+        count: usize,
+        depth: usize,
+    ) -> Option<()> {
+        let key = self.string()?;
+        if !self.eat(b':') || count == MAX_MEMBERS {
             return None;
         }
-        let at = nodes.len();
-        nodes.push(Node {
-            key,
-            end: 0,
-            kind: Kind::Array,
-        });
-        if !self.eat(b']') {
-            loop {
-                self.value(nodes, "", depth)?;
-                if self.eat(b']') {
-                    break;
-                }
-                if !self.eat(b',') {
-                    return None;
-                }
+        // A key given twice: the CLI's parser refuses it.
+        let mut c = at + 1;
+        while let Some(n) = nodes.get(c) {
+            if n.key == key {
+                return None;
             }
+            c = n.end as usize;
         }
-        let end = u32::try_from(nodes.len()).ok()?;
-        nodes.get_mut(at)?.end = end;
-        Some(())
+        self.value(nodes, key, depth)
     }
 
     /// One value inside a container `depth` deep, under `key`: pushed on `nodes`.
