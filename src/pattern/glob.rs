@@ -54,7 +54,7 @@ fn build(glob: &str) -> Result<String, GlobError> {
 pub fn translate(written: &str) -> Result<TranslatedGlob, GlobError> {
     let is_path = written.starts_with('/');
     // Refuse an invalid glob as written, before reading it as a path.
-    build(written)?;
+    let as_written = build(written)?;
     let normal = if is_path {
         crate::pattern::path::normalize_pattern(written).map_err(|e| GlobError {
             message: e.message,
@@ -65,7 +65,11 @@ pub fn translate(written: &str) -> Result<TranslatedGlob, GlobError> {
         std::borrow::Cow::Borrowed(written)
     };
     let glob: &str = &normal;
-    let mut regex = build(glob)?;
+    // A glob already in normal form (every plain glob) is not translated twice.
+    let mut regex = match normal {
+        std::borrow::Cow::Borrowed(_) => as_written,
+        std::borrow::Cow::Owned(_) => build(glob)?,
+    };
     if is_path {
         if let Some(dir) = glob.strip_suffix("/**") {
             // `\\/**` is an escaped backslash then `/**`; `\/**` escapes the `/` itself.
