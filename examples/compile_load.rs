@@ -1,7 +1,8 @@
 //! Compiles or loads one generated 10,000-rule policy, for profiling under callgrind:
 //! `cargo build --release --example compile_load` then
 //! `valgrind --tool=callgrind target/release/examples/compile_load compile|load wide|deep [N]`.
-//! `phases wide|deep` prints the median wall-clock time of each step over 11 runs.
+//! `phases wide|deep` prints the median wall-clock time of each step over 11 runs; `loads
+//! wide|deep` the median of 101 loads of the bundle; `hash wide|deep` of 101 SHA-256s of it.
 
 #[path = "../benches/support/generate.rs"]
 mod generate;
@@ -53,6 +54,37 @@ fn main() {
         return;
     }
     let engine = toolgate::load::engine_from_str("bench.policy", &text).expect("compiles");
+    if what == "loads" {
+        let bytes = engine.to_bundle();
+        let times = (0..101)
+            .map(|_| {
+                let t = Instant::now();
+                let loaded = toolgate::Engine::from_bundle(&bytes).expect("loads");
+                let ms = t.elapsed().as_secs_f64() * 1e3;
+                drop(loaded);
+                ms
+            })
+            .collect();
+        println!("{layout}: load {:.2} ms (median of 101)", median(times));
+        return;
+    }
+    if what == "hash" {
+        use sha2::Digest;
+        let bytes = engine.to_bundle();
+        let times = (0..101)
+            .map(|_| {
+                let t = Instant::now();
+                let d = sha2::Sha256::digest(&bytes);
+                std::hint::black_box(d);
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        println!(
+            "{layout}: SHA-256 of the bundle {:.2} ms (median of 101)",
+            median(times)
+        );
+        return;
+    }
     if what == "load" {
         let bytes = engine.to_bundle();
         let loaded = toolgate::Engine::from_bundle(&bytes).expect("loads");
