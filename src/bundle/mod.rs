@@ -18,6 +18,21 @@
 //! then validates every index and offset in the payload; what the payload does not carry
 //! (aho-corasick automata, lookup maps) is rebuilt. No input makes the loader panic, and an
 //! engine is returned only when all of it loaded.
+//!
+//! # Why the full SHA-256 on every load
+//!
+//! The stored hash is not a signature: whoever can edit a bundle can recompute it, so it does
+//! not protect a bundle from tampering (protect the file, or have the host pin the expected
+//! hash). What it gives is identity: every decision carries the engine's `policy_hash`, and a
+//! decision log, or a host that pins the hash of a reviewed policy, relies on that hash being
+//! the hash of the payload that decides. A cheaper check (a CRC or a non-cryptographic hash
+//! over the payload) would still catch corruption, but the SHA-256 in the header would then be
+//! a claim the loader never checked: an edited bundle could keep the reviewed policy's hash
+//! and decide differently under it. So the loader recomputes the SHA-256 and compares it:
+//! 2.7 ms of a 9-10 ms load of the 4.9 MB bundle of the wide 10,000-rule policy
+//! (`cargo run --release --example compile_load -- hash wide`). Hashing on a second thread
+//! while decoding was tried; on a busy two-core machine it gained nothing measurable, and it is
+//! not done.
 
 use crate::program::Program;
 use sha2::{Digest, Sha256};

@@ -15,7 +15,9 @@ use crate::program::ids::{CondId, IdOverflow, LocalRuleId, NeedleId, RuleId};
 use crate::program::index::{Automata, PatternIndex};
 use crate::program::needles::NeedleMatcher;
 use crate::resolve::{CondDef, CondTest, RuleDef, StrPattern};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
 /// Why a group could not be built.
 #[derive(Debug, Clone)]
@@ -63,8 +65,87 @@ impl Shared {
     }
 }
 
-fn cond_key(c: &CondDef) -> String {
-    format!("{:?}", c.test)
+/// A condition's test as a map key: two conditions on one argument with equal keys are one
+/// condition. Equal means every field equal (a number by its bits, every NaN alike), which is
+/// what comparing the tests' `Debug` text used to decide, without formatting each test.
+#[derive(Clone, Copy)]
+struct CondKey<'a>(&'a CondTest);
+
+impl CondKey<'_> {
+    /// A number's bits, with every NaN one value (`Debug` prints them all as `NaN`).
+    fn num_bits(n: f64) -> u64 {
+        if n.is_nan() {
+            f64::NAN.to_bits()
+        } else {
+            n.to_bits()
+        }
+    }
+}
+
+impl PartialEq for CondKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self.0, other.0) {
+            (CondTest::Present, CondTest::Present) => true,
+            (
+                CondTest::Str {
+                    pattern: a,
+                    negated: x,
+                },
+                CondTest::Str {
+                    pattern: b,
+                    negated: y,
+                },
+            ) => x == y && str_pattern_eq(a, b),
+            (CondTest::Contains(a), CondTest::Contains(b)) => a == b,
+            (CondTest::Num(o, a), CondTest::Num(p, b)) => {
+                o == p && CondKey::num_bits(*a) == CondKey::num_bits(*b)
+            }
+            (CondTest::Shell(a), CondTest::Shell(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for CondKey<'_> {}
+
+fn str_pattern_eq(a: &StrPattern, b: &StrPattern) -> bool {
+    match (a, b) {
+        (StrPattern::OneOf(a), StrPattern::OneOf(b)) => a == b,
+        (StrPattern::Glob { text: t, regex: r }, StrPattern::Glob { text: u, regex: s })
+        | (
+            StrPattern::PathGlob { text: t, regex: r },
+            StrPattern::PathGlob { text: u, regex: s },
+        ) => t == u && r == s,
+        (StrPattern::Regex(a), StrPattern::Regex(b)) => a == b,
+        _ => false,
+    }
+}
+
+impl Hash for CondKey<'_> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        std::mem::discriminant(self.0).hash(h);
+        match self.0 {
+            CondTest::Present => {}
+            CondTest::Str { pattern, negated } => {
+                negated.hash(h);
+                std::mem::discriminant(pattern).hash(h);
+                match pattern {
+                    StrPattern::OneOf(values) => values.hash(h),
+                    StrPattern::Glob { text, regex } | StrPattern::PathGlob { text, regex } => {
+                        text.hash(h);
+                        regex.hash(h);
+                    }
+                    StrPattern::Regex(regex) => regex.hash(h),
+                }
+            }
+            CondTest::Contains(needles) => needles.hash(h),
+            CondTest::Num(op, n) => {
+                op.hash(h);
+                CondKey::num_bits(*n).hash(h);
+            }
+            CondTest::Shell(pattern) => pattern.hash(h),
+        }
+    }
 }
 
 /// Builds a group from rules given as (global ID, definition), in source order.
@@ -72,34 +153,39 @@ pub(crate) fn build(
     rules: &[(RuleId, &RuleDef)],
     shared: &mut Shared,
 ) -> Result<Group, GroupError> {
-    // Distinct conditions, grouped by argument path in order of first appearance.
+    // Distinct conditions, grouped by argument path in order of first appearance; each
+    // condition of each rule remembers its (path, position in the path's list).
     let mut paths: Vec<&Vec<String>> = Vec::new();
     let mut per_path: Vec<Vec<&CondDef>> = Vec::new();
-    let mut seen: HashMap<(&Vec<String>, String), ()> = HashMap::new();
+    let mut seen: FxHashMap<(&[String], CondKey<'_>), (usize, usize)> = FxHashMap::default();
+    let mut placed: Vec<(usize, usize)> = Vec::new();
     for (_, rule) in rules {
         for c in &rule.conditions {
-            if seen.insert((&c.path, cond_key(c)), ()).is_some() {
-                continue;
-            }
-            match paths.iter().position(|p| *p == &c.path) {
-                Some(i) => per_path[i].push(c),
-                None => {
-                    paths.push(&c.path);
-                    per_path.push(vec![c]);
-                }
-            }
+            let at = *seen
+                .entry((c.path.as_slice(), CondKey(&c.test)))
+                .or_insert_with(|| match paths.iter().position(|p| *p == &c.path) {
+                    Some(i) => {
+                        per_path[i].push(c);
+                        (i, per_path[i].len() - 1)
+                    }
+                    None => {
+                        paths.push(&c.path);
+                        per_path.push(vec![c]);
+                        (paths.len() - 1, 0)
+                    }
+                });
+            placed.push(at);
         }
     }
-    let mut ids: HashMap<(&Vec<String>, String), CondId> = HashMap::new();
 
     let mut args = Vec::new();
     let mut next = 0usize;
+    let mut path_lo = Vec::with_capacity(per_path.len());
     for (i, conds) in per_path.iter().enumerate() {
         let lo = next;
-        for c in conds {
-            ids.insert((&c.path, cond_key(c)), CondId::new(next)?);
-            next += 1;
-        }
+        path_lo.push(lo);
+        CondId::new(lo + conds.len().saturating_sub(1))?;
+        next += conds.len();
         let hi = next;
         let arg = build_arg(paths[i], conds, lo, shared).map_err(|error| GroupError::Arg {
             arg: paths[i].join("."),
@@ -122,16 +208,18 @@ pub(crate) fn build(
     };
     let mut unconditional = Vec::new();
     let mut rule_conds = Vec::with_capacity(rules.len());
+    let mut placed = placed.as_slice();
     let mut rule_cond_text = Vec::new();
     let mut keyed: Vec<Vec<LocalRuleId>> = vec![Vec::new(); n_conds];
     let mut arg_keyed: Vec<Vec<LocalRuleId>> = vec![Vec::new(); group.args.len()];
     for (local, (_, rule)) in rules.iter().enumerate() {
         let local = LocalRuleId::new(local)?;
-        let conds: Vec<CondId> = rule
-            .conditions
+        let (mine, rest) = placed.split_at(rule.conditions.len().min(placed.len()));
+        placed = rest;
+        let conds: Vec<CondId> = mine
             .iter()
-            .filter_map(|c| ids.get(&(&c.path, cond_key(c))).copied())
-            .collect();
+            .map(|&(p, k)| CondId::new(path_lo[p] + k))
+            .collect::<Result<_, _>>()?;
         // Key on the most selective condition: a positive pattern when there is one.
         let key = rule
             .conditions
@@ -292,4 +380,35 @@ fn build_arg(
         path_conds.into_boxed_slice(),
         other,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    fn n_conds(rules: &str) -> u32 {
+        let src = format!("tool t(p, n?)\nagent a {{\n{rules}\n}}");
+        let engine = crate::load::engine_from_str("g.policy", &src).unwrap();
+        engine.program.groups[1].n_conds
+    }
+
+    #[test]
+    fn equal_conditions_share_one_id() {
+        let rules = "allow t where p matches \"/x/**\" and n <= 5\n\
+                     deny t where p matches \"/x/**\" and n <= 5.0\n\
+                     allow t where p == \"a\"\n\
+                     allow t where p in [\"a\"]";
+        assert_eq!(n_conds(rules), 3);
+    }
+
+    #[test]
+    fn conditions_differing_in_any_field_stay_apart() {
+        let rules = "allow t where p matches \"/x/**\"\n\
+                     allow t where p != \"a\"\n\
+                     allow t where p == \"a\"\n\
+                     allow t where n <= 5\n\
+                     allow t where n < 5\n\
+                     allow t where n <= 6\n\
+                     allow t where p contains \"a\"\n\
+                     allow t where n == \"a\"";
+        assert_eq!(n_conds(rules), 8);
+    }
 }

@@ -31,8 +31,121 @@ fn with_dot_all(regex: &str) -> String {
     format!("(?s:{regex})")
 }
 
+/// A token of a simple glob, as globset reads it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Simple {
+    Literal(char),
+    Any,
+    ZeroOrMore,
+    RecursivePrefix,
+    RecursiveSuffix,
+    RecursiveZeroOrMore,
+}
+
+/// The regex globset writes for a glob made of literal characters, `?`, `*` and `**` only (no
+/// class, alternation or escape: `None` for those), character for character the same text
+/// (the `globset_agrees_on_simple_globs` property test holds it to that). Most globs of a
+/// policy are simple, and translating them needs none of globset's general machinery.
+fn simple_regex(glob: &str, literal_separator: bool) -> Option<String> {
+    if glob.contains(['[', ']', '{', '}', '\\']) {
+        return None;
+    }
+    // globset's `parse_star` with a single branch (there are no alternations here).
+    let mut tokens: Vec<Simple> = Vec::with_capacity(glob.len());
+    let mut chars = glob.chars().peekable();
+    let mut prev: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match c {
+            '?' => tokens.push(Simple::Any),
+            '*' => {
+                if chars.peek() != Some(&'*') {
+                    tokens.push(Simple::ZeroOrMore);
+                } else {
+                    chars.next();
+                    let before = prev;
+                    prev = Some('*');
+                    if tokens.is_empty() {
+                        if chars.peek().is_some_and(|&n| n != '/') {
+                            tokens.extend([Simple::ZeroOrMore, Simple::ZeroOrMore]);
+                        } else {
+                            tokens.push(Simple::RecursivePrefix);
+                            if let Some(sep) = chars.next() {
+                                prev = Some(sep);
+                            }
+                        }
+                        continue;
+                    }
+                    if before != Some('/') {
+                        tokens.extend([Simple::ZeroOrMore, Simple::ZeroOrMore]);
+                        continue;
+                    }
+                    let is_suffix = match chars.peek() {
+                        None => true,
+                        Some('/') => {
+                            chars.next();
+                            prev = Some('/');
+                            false
+                        }
+                        Some(_) => {
+                            tokens.extend([Simple::ZeroOrMore, Simple::ZeroOrMore]);
+                            continue;
+                        }
+                    };
+                    let last = tokens.pop();
+                    tokens.push(match last {
+                        Some(Simple::RecursivePrefix) => Simple::RecursivePrefix,
+                        Some(Simple::RecursiveSuffix) => Simple::RecursiveSuffix,
+                        _ if is_suffix => Simple::RecursiveSuffix,
+                        _ => Simple::RecursiveZeroOrMore,
+                    });
+                    continue;
+                }
+            }
+            c => tokens.push(Simple::Literal(c)),
+        }
+        prev = Some(c);
+    }
+    let mut re = String::with_capacity(glob.len() * 2 + 16);
+    re.push_str("(?-u)^");
+    if tokens == [Simple::RecursivePrefix] {
+        re.push_str(".*$");
+        return Some(re);
+    }
+    for t in tokens {
+        match t {
+            Simple::Literal(c) => {
+                let mut buf = [0u8; 4];
+                for &b in c.encode_utf8(&mut buf).as_bytes() {
+                    if b.is_ascii() {
+                        regex_syntax::escape_into(char::from(b).encode_utf8(&mut [0; 4]), &mut re);
+                    } else {
+                        re.push_str(&format!("\\x{b:02x}"));
+                    }
+                }
+            }
+            Simple::Any if literal_separator => re.push_str("[^/]"),
+            Simple::Any => re.push('.'),
+            Simple::ZeroOrMore if literal_separator => re.push_str("[^/]*"),
+            Simple::ZeroOrMore => re.push_str(".*"),
+            Simple::RecursivePrefix => re.push_str("(?:/?|.*/)"),
+            Simple::RecursiveSuffix => re.push_str("/.*"),
+            Simple::RecursiveZeroOrMore => re.push_str("(?:/|/.*/)"),
+        }
+    }
+    re.push('$');
+    Some(re)
+}
+
 /// The regex of a glob with globset's semantics; `literal_separator`: `*` stops at `/`.
 fn globset_regex(glob: &str, literal_separator: bool) -> Result<String, GlobError> {
+    if let Some(regex) = simple_regex(glob, literal_separator) {
+        return Ok(with_dot_all(&regex));
+    }
+    globset_built_regex(glob, literal_separator)
+}
+
+/// [`globset_regex`] through globset itself.
+fn globset_built_regex(glob: &str, literal_separator: bool) -> Result<String, GlobError> {
     globset::GlobBuilder::new(glob)
         .literal_separator(literal_separator)
         .backslash_escape(true)
@@ -54,7 +167,7 @@ fn build(glob: &str) -> Result<String, GlobError> {
 pub fn translate(written: &str) -> Result<TranslatedGlob, GlobError> {
     let is_path = written.starts_with('/');
     // Refuse an invalid glob as written, before reading it as a path.
-    build(written)?;
+    let as_written = build(written)?;
     let normal = if is_path {
         crate::pattern::path::normalize_pattern(written).map_err(|e| GlobError {
             message: e.message,
@@ -65,7 +178,11 @@ pub fn translate(written: &str) -> Result<TranslatedGlob, GlobError> {
         std::borrow::Cow::Borrowed(written)
     };
     let glob: &str = &normal;
-    let mut regex = build(glob)?;
+    // A glob already in normal form (every plain glob) is not translated twice.
+    let mut regex = match normal {
+        std::borrow::Cow::Borrowed(_) => as_written,
+        std::borrow::Cow::Owned(_) => build(glob)?,
+    };
     if is_path {
         if let Some(dir) = glob.strip_suffix("/**") {
             // `\\/**` is an escaped backslash then `/**`; `\/**` escapes the `/` itself.
@@ -96,6 +213,68 @@ pub fn translate_name(glob: &str) -> Result<String, GlobError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The simple-glob translation writes exactly the regex globset writes, with and
+        /// without `literal_separator`; globs it does not handle are left to globset.
+        #[test]
+        fn globset_agrees_on_simple_globs(
+            parts in prop::collection::vec(
+                prop::sample::select(vec![
+                    "a", "b", "/", "/", "*", "*", "**", "?", ",", ".", "é", "$", "^", "|", "(", "+", "-",
+                ]),
+                0..12,
+            ),
+            sep in any::<bool>(),
+        ) {
+            let glob = parts.concat();
+            let ours = simple_regex(&glob, sep).map(|r| with_dot_all(&r));
+            prop_assert_eq!(ours, Some(globset_built_regex(&glob, sep).unwrap()));
+        }
+
+        #[test]
+        fn globs_with_classes_alternations_or_escapes_go_to_globset(
+            glob in "[a/*?]{0,5}[\\[\\]{}\\\\][a/*?,\\]}]{0,5}",
+        ) {
+            prop_assert_eq!(simple_regex(&glob, true), None);
+        }
+    }
+
+    #[test]
+    fn simple_globs_read_stars_as_globset_does() {
+        for glob in [
+            "",
+            "*",
+            "**",
+            "**/",
+            "/**",
+            "**/a",
+            "a/**",
+            "a/**/b",
+            "a**",
+            "**a",
+            "a/**b",
+            "/a/**/**",
+            "/a/**/**/b",
+            "**/**",
+            "***",
+            "a/***/b",
+            "/data/team1/**/*.csv",
+            "?/*/**",
+            "é*",
+        ] {
+            for sep in [true, false] {
+                assert_eq!(
+                    simple_regex(glob, sep).map(|r| with_dot_all(&r)),
+                    Some(globset_built_regex(glob, sep).unwrap()),
+                    "{glob:?} {sep}"
+                );
+            }
+        }
+    }
 
     fn is_match(glob: &str, value: &str) -> bool {
         let t = translate(glob).unwrap();
