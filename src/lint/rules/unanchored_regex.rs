@@ -39,11 +39,7 @@ declare_lint! {
 
 /// True when the regex is anchored at the start or the end of the value.
 fn anchored(regex: &str) -> bool {
-    match regex_syntax::ParserBuilder::new()
-        .utf8(false)
-        .build()
-        .parse(regex)
-    {
+    match crate::pattern::hir::parse(regex, false) {
         Ok(hir) => {
             let p = hir.properties();
             p.look_set_prefix().contains(Look::Start) || p.look_set_suffix().contains(Look::End)
@@ -66,8 +62,8 @@ const PROBES: &[&str] = &[
 /// whose matches all have a length is ruled out from its syntax, before any automaton is built
 /// (a policy of 10,000 anchored regexes would otherwise build 10,000 of them).
 fn matches_everything(regex: &str) -> bool {
-    let can_match_empty =
-        regex_syntax::parse(regex).is_ok_and(|hir| hir.properties().minimum_len() == Some(0));
+    let can_match_empty = crate::pattern::hir::parse(regex, true)
+        .is_ok_and(|hir| hir.properties().minimum_len() == Some(0));
     can_match_empty
         && regex_automata::meta::Regex::new(regex)
             .is_ok_and(|re| PROBES.iter().all(|p| re.is_match(p)))
