@@ -12,6 +12,7 @@
 //! anything fails, it parses the plain way, so errors are regex-syntax's own.
 
 use regex_syntax::ast::{self, Ast, Visitor};
+use regex_syntax::hir::translate::TranslatorBuilder;
 use regex_syntax::hir::{Capture, Hir, HirKind, Repetition};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -58,29 +59,65 @@ pub fn parse(pattern: &str, utf8: bool) -> Result<Hir, Box<regex_syntax::Error>>
 
 /// [`parse`] through the class cache; `None` when the plain parse must decide.
 fn fast(pattern: &str, utf8: bool) -> Option<Hir> {
-    let ast = ast::parse::ParserBuilder::new()
+    // What `ParserBuilder` does, in its two steps: parse (same settings), then translate.
+    let mut ast = ast::parse::ParserBuilder::new()
         .nest_limit(super::REGEX_NEST_LIMIT)
         .build()
         .parse(pattern)
         .ok()?;
+    let translator = || TranslatorBuilder::new().utf8(utf8).build();
     let found = ast::visit(&ast, Finder::default()).ok()?;
     if found.is_empty() {
+        return translator().translate(pattern, &ast).ok();
+    }
+    let classes = found
+        .iter()
+        .map(|(span, case_insensitive)| class(pattern.get(span.clone())?, *case_insensitive, utf8))
+        .collect::<Option<Vec<Hir>>>()?;
+    let mut next = 0;
+    replace(&mut ast, &found, &mut next)?;
+    if next != found.len() {
         return None;
     }
-    let mut skeleton = String::with_capacity(pattern.len());
-    let mut classes = Vec::with_capacity(found.len());
-    let mut at = 0;
-    for (k, (span, case_insensitive)) in found.into_iter().enumerate() {
-        skeleton.push_str(pattern.get(at..span.start)?);
-        skeleton.push(placeholder(k)?);
-        classes.push(class(pattern.get(span.clone())?, case_insensitive, utf8)?);
-        at = span.end;
-    }
-    skeleton.push_str(pattern.get(at..)?);
-    let hir = parser(utf8).parse(&skeleton).ok()?;
+    let hir = translator().translate(pattern, &ast).ok()?;
     let mut seen = vec![false; classes.len()];
     let hir = rebuild(hir, &classes, &mut seen)?;
     seen.iter().all(|&s| s).then_some(hir)
+}
+
+/// Replaces in `ast` the classes at the places `found` lists (in order, from `*next`) by
+/// placeholder literals, counting them in `next`.
+fn replace(ast: &mut Ast, found: &[(Range<usize>, bool)], next: &mut usize) -> Option<()> {
+    match ast {
+        Ast::ClassPerl(_) | Ast::ClassUnicode(_) | Ast::ClassBracketed(_) => {
+            let span = *ast.span();
+            if found
+                .get(*next)
+                .is_some_and(|(at, _)| at.start == span.start.offset)
+            {
+                *ast = Ast::literal(ast::Literal {
+                    span,
+                    kind: ast::LiteralKind::Verbatim,
+                    c: placeholder(*next)?,
+                });
+                *next += 1;
+            }
+        }
+        Ast::Repetition(r) => replace(&mut r.ast, found, next)?,
+        Ast::Group(g) => replace(&mut g.ast, found, next)?,
+        Ast::Concat(c) => {
+            for a in &mut c.asts {
+                replace(a, found, next)?;
+            }
+        }
+        Ast::Alternation(a) => {
+            for a in &mut a.asts {
+                replace(a, found, next)?;
+            }
+        }
+        Ast::Empty(_) | Ast::Flags(_) | Ast::Literal(_) | Ast::Dot(_) | Ast::Assertion(_) => {}
+    }
+    Some(())
 }
 
 /// The `k`th placeholder character.
