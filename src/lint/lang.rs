@@ -28,8 +28,8 @@ use regex_automata::dfa::{dense, Automaton, StartKind};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::util::primitives::StateID;
 use regex_automata::{Anchored, Input, MatchKind};
-use rustc_hash::FxHashSet;
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// The largest DFA built for one pattern, in bytes.
@@ -230,13 +230,16 @@ const SEARCH_BUDGET: usize = 4_000_000;
 const BUILD_BUDGET: usize = 256 << 20;
 
 /// Compiled patterns, built once each, and what the comparisons of one run may still spend.
+///
+/// The maps are looked up once or twice per compared pair of rules (hundreds of thousands in
+/// a large agent), never iterated: they hash with `FxHash`.
 pub(crate) struct Langs {
-    cache: HashMap<String, Option<Rc<Lang>>>,
+    cache: FxHashMap<String, Option<Rc<Lang>>>,
     /// The automata the comparisons use.
-    dfas: HashMap<String, Option<Rc<Dfa>>>,
+    dfas: FxHashMap<String, Option<Rc<Dfa>>>,
     /// The index keys of glob and regex conditions, by regex.
-    keys: HashMap<String, Rc<Keys>>,
-    shortest: HashMap<String, Option<Rc<[u8]>>>,
+    keys: FxHashMap<String, Rc<Keys>>,
+    shortest: FxHashMap<String, Option<Rc<[u8]>>>,
     /// Product states the searches may still visit.
     search_left: usize,
     /// DFA bytes that may still be built.
@@ -246,10 +249,10 @@ pub(crate) struct Langs {
 impl Default for Langs {
     fn default() -> Langs {
         Langs {
-            cache: HashMap::new(),
-            dfas: HashMap::new(),
-            keys: HashMap::new(),
-            shortest: HashMap::new(),
+            cache: FxHashMap::default(),
+            dfas: FxHashMap::default(),
+            keys: FxHashMap::default(),
+            shortest: FxHashMap::default(),
             search_left: SEARCH_BUDGET,
             build_left: BUILD_BUDGET,
         }
@@ -690,12 +693,7 @@ fn regex_suffix(regex: &str) -> Option<String> {
 
 /// A regex's syntax as the lints parse it; `None` when it does not parse.
 pub(crate) fn parse(regex: &str) -> Option<regex_syntax::hir::Hir> {
-    regex_syntax::ParserBuilder::new()
-        .utf8(false)
-        .nest_limit(crate::pattern::REGEX_NEST_LIMIT)
-        .build()
-        .parse(regex)
-        .ok()
+    crate::pattern::hir::parse(regex, false).ok()
 }
 
 /// [`regex_suffix`] of a parsed regex.

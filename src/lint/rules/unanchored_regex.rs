@@ -3,7 +3,7 @@
 use crate::diagnostic::Diagnostic;
 use crate::lint::{declare_lint, warning, Context};
 use crate::resolve::{CondTest, StrPattern};
-use regex_syntax::hir::Look;
+use regex_syntax::hir::{Hir, Look};
 
 declare_lint! {
     /// ## What it does
@@ -37,14 +37,15 @@ declare_lint! {
     }
 }
 
-/// True when the regex is anchored at the start or the end of the value.
-fn anchored(regex: &str) -> bool {
-    match crate::pattern::hir::parse(regex, false) {
-        Ok(hir) => {
+/// True when the regex (its syntax, `None` when it does not parse) is anchored at the start
+/// or the end of the value.
+fn anchored(hir: Option<&Hir>) -> bool {
+    match hir {
+        Some(hir) => {
             let p = hir.properties();
             p.look_set_prefix().contains(Look::Start) || p.look_set_suffix().contains(Look::End)
         }
-        Err(_) => true,
+        None => true,
     }
 }
 
@@ -61,9 +62,11 @@ const PROBES: &[&str] = &[
 /// True when the regex matches every probe value. One probe is the empty value, so a regex
 /// whose matches all have a length is ruled out from its syntax, before any automaton is built
 /// (a policy of 10,000 anchored regexes would otherwise build 10,000 of them).
-fn matches_everything(regex: &str) -> bool {
-    let can_match_empty = crate::pattern::hir::parse(regex, true)
-        .is_ok_and(|hir| hir.properties().minimum_len() == Some(0));
+fn matches_everything(regex: &str, hir: Option<&Hir>) -> bool {
+    // The syntax read with `utf8(false)` is the one read with `utf8(true)` whenever the latter
+    // parses (it only refuses more), so only a regex that may match empty is parsed again.
+    let can_match_empty = hir.is_some_and(|hir| hir.properties().minimum_len() == Some(0))
+        && crate::pattern::hir::parse(regex, true).is_ok();
     can_match_empty
         && regex_automata::meta::Regex::new(regex)
             .is_ok_and(|re| PROBES.iter().all(|p| re.is_match(p)))
@@ -80,8 +83,9 @@ pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
             else {
                 continue;
             };
-            if anchored(re) {
-                if matches_everything(re) {
+            let hir = crate::pattern::hir::parse(re, false).ok();
+            if anchored(hir.as_ref()) {
+                if matches_everything(re, hir.as_ref()) {
                     out.push(
                         warning(
                             &UNANCHORED_REGEX,
