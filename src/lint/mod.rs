@@ -181,6 +181,8 @@ pub(crate) struct Context<'a> {
     /// The value set of each (agent, rule, condition) the coverage lints compared, made once:
     /// a rule is compared with up to thousands of others.
     value_sets: FxHashMap<(usize, usize, usize), Option<Rc<ValueSet>>>,
+    /// The rule [`Context::undecided`] recorded last.
+    last_undecided: Option<(usize, usize)>,
 }
 
 impl<'a> Context<'a> {
@@ -205,6 +207,7 @@ impl<'a> Context<'a> {
             undecided: BTreeMap::new(),
             pairs_left: cover::PAIR_BUDGET,
             value_sets: FxHashMap::default(),
+            last_undecided: None,
         }
     }
 
@@ -227,6 +230,12 @@ impl<'a> Context<'a> {
     /// Records that whether rule `r` of agent `a` is covered could not be decided (against
     /// rule `other`, or at all); the first record of a rule is kept.
     pub(crate) fn undecided(&mut self, a: usize, r: usize, other: Option<usize>) {
+        // A rule is compared with its candidates one after the other, and each undecided
+        // pair lands here: the last rule recorded needs no lookup.
+        if self.last_undecided == Some((a, r)) {
+            return;
+        }
+        self.last_undecided = Some((a, r));
         self.undecided.entry((a, r)).or_insert(other);
     }
 
