@@ -57,10 +57,25 @@ fn parser(utf8: bool) -> regex_syntax::Parser {
 ///
 /// regex-syntax's error for a pattern it refuses.
 pub fn parse(pattern: &str, utf8: bool) -> Result<Hir, Box<regex_syntax::Error>> {
+    if !may_cache(pattern) {
+        return parser(utf8).parse(pattern).map_err(Box::new);
+    }
     match fast(pattern, utf8) {
         Some(hir) => Ok(hir),
         None => parser(utf8).parse(pattern).map_err(Box::new),
     }
+}
+
+/// False when `pattern` has no class worth caching: no `\w`, `\s`, `\d`, `\p` (or their
+/// negations) and no `(?` that could turn on case folding. A cheap look at the text, so that
+/// such regexes cost what the plain parse costs.
+pub(crate) fn may_cache(pattern: &str) -> bool {
+    pattern.as_bytes().windows(2).any(|w| {
+        matches!(
+            w,
+            [b'\\', b'w' | b'W' | b's' | b'S' | b'd' | b'D' | b'p' | b'P'] | [b'(', b'?']
+        )
+    })
 }
 
 /// [`parse`] through the class cache; `None` when the plain parse must decide.
@@ -281,7 +296,10 @@ impl Visitor for Finder {
             Ast::Repetition(r) if repeats_zero(r) => self.zero_repetitions += 1,
             Ast::Literal(l) if is_placeholder(l.c) => return Err(()),
             Ast::ClassPerl(_) | Ast::ClassUnicode(_) | Ast::ClassBracketed(_)
-                if self.alternations == 0 && self.zero_repetitions == 0 && !self.not_unicode =>
+                if self.alternations == 0
+                    && self.zero_repetitions == 0
+                    && !self.not_unicode
+                    && (self.case_insensitive || costly(ast)) =>
             {
                 if self.found.len() >= MAX_PLACEHOLDERS {
                     return Err(());
@@ -317,6 +335,34 @@ impl Visitor for Finder {
             }
             _ => Ok(()),
         }
+    }
+}
+
+/// True for a class whose translation is worth caching without case folding: a Perl or
+/// Unicode class (Unicode tables), or a bracket holding one. An ASCII bracket like `[0-9]`
+/// translates faster than it is looked up.
+fn costly(ast: &Ast) -> bool {
+    fn set(s: &ast::ClassSet) -> bool {
+        match s {
+            ast::ClassSet::Item(i) => item(i),
+            ast::ClassSet::BinaryOp(op) => set(&op.lhs) || set(&op.rhs),
+        }
+    }
+    fn item(i: &ast::ClassSetItem) -> bool {
+        match i {
+            ast::ClassSetItem::Perl(_) | ast::ClassSetItem::Unicode(_) => true,
+            ast::ClassSetItem::Bracketed(b) => set(&b.kind),
+            ast::ClassSetItem::Union(u) => u.items.iter().any(item),
+            ast::ClassSetItem::Empty(_)
+            | ast::ClassSetItem::Literal(_)
+            | ast::ClassSetItem::Range(_)
+            | ast::ClassSetItem::Ascii(_) => false,
+        }
+    }
+    match ast {
+        Ast::ClassPerl(_) | Ast::ClassUnicode(_) => true,
+        Ast::ClassBracketed(b) => set(&b.kind),
+        _ => false,
     }
 }
 
