@@ -303,16 +303,28 @@ impl Langs {
             return Rc::new(Keys {
                 suffix: ValueSet::suffix(test),
                 factor: super::factor::required_factor(test),
+                ..Keys::default()
             });
         };
+        self.regex_keys(regex)
+    }
+
+    /// [`Keys`] of a glob's or regex's regex, found once from one parse.
+    pub(crate) fn regex_keys(&mut self, regex: &str) -> Rc<Keys> {
         if let Some(k) = self.keys.get(regex) {
             return k.clone();
         }
-        let keys = Rc::new(parse(regex).map_or_else(Keys::default, |hir| Keys {
-            suffix: hir_suffix(&hir).unwrap_or_default(),
-            factor: super::factor::hir_factor(&hir),
+        let keys = Rc::new(parse(regex).map_or_else(Keys::default, |hir| {
+            let p = hir.properties();
+            Keys {
+                suffix: hir_suffix(&hir).unwrap_or_default(),
+                factor: super::factor::hir_factor(&hir),
+                anchored: p.look_set_prefix().contains(regex_syntax::hir::Look::Start)
+                    || p.look_set_suffix().contains(regex_syntax::hir::Look::End),
+                may_match_empty: p.minimum_len() == Some(0),
+            }
         }));
-        self.keys.insert(regex.clone(), keys.clone());
+        self.keys.insert(regex.to_string(), keys.clone());
         keys
     }
 
@@ -720,13 +732,30 @@ fn hir_suffix(hir: &regex_syntax::hir::Hir) -> Option<String> {
     Some(common_suffix(&lits))
 }
 
-/// What the coverage index keys a glob or regex condition on, from one parse of its regex.
-#[derive(Debug, Default)]
+/// What the coverage index keys a glob or regex condition on, and what `unanchored_regex`
+/// asks of a regex, from one parse of its regex.
+#[derive(Debug)]
 pub(crate) struct Keys {
     /// [`ValueSet::suffix`] of the condition.
     pub(crate) suffix: String,
     /// [`super::factor::required_factor`] of the condition.
     pub(crate) factor: Vec<u8>,
+    /// The regex is anchored at the start or the end of the value (true when it does not
+    /// parse, so that nothing is claimed of it).
+    pub(crate) anchored: bool,
+    /// The regex may match the empty string (false when it does not parse).
+    pub(crate) may_match_empty: bool,
+}
+
+impl Default for Keys {
+    fn default() -> Keys {
+        Keys {
+            suffix: String::new(),
+            factor: Vec::new(),
+            anchored: true,
+            may_match_empty: false,
+        }
+    }
 }
 
 fn common_prefix(values: &[String]) -> String {
