@@ -227,11 +227,19 @@ impl RuleIndex {
         };
         let mut out = Vec::new();
         let found = |out: &Vec<usize>| any && out.iter().any(|&s| s != r);
+        // With `any`, one rule of a bucket other than `r` is enough (not a copy of thousands).
+        let extend = |out: &mut Vec<usize>, v: &Vec<usize>| {
+            if !any {
+                out.extend(v);
+            } else if let Some(&s) = v.iter().find(|&&s| s != r) {
+                out.push(s);
+            }
+        };
         'keys: for k in keys {
             if let Some(b) = self.buckets.get(&(k, None)) {
                 b.values()
                     .flat_map(HashMap::values)
-                    .for_each(|v| out.extend(v));
+                    .for_each(|v| extend(&mut out, v));
             }
             for c in &rule.conditions {
                 if found(&out) {
@@ -262,7 +270,7 @@ impl RuleIndex {
                     };
                     for &x in &suffixes {
                         if let Some(v) = by_suffix.get(x) {
-                            out.extend(v);
+                            extend(&mut out, v);
                             if found(&out) {
                                 break 'keys;
                             }
