@@ -85,9 +85,15 @@ impl ByFactor {
 
     /// The rules whose factor occurs in `value`; every rule when `value` is unknown (or the
     /// automaton could not be built).
-    fn find(&self, value: Option<&[u8]>, out: &mut Vec<usize>) {
+    /// Calls `add` with the rules of each factor found in `value` (of every factor when no
+    /// value is known) until it returns true.
+    fn find(&self, value: Option<&[u8]>, add: &mut dyn FnMut(&[usize]) -> bool) {
         let Some(v) = value else {
-            self.rules.iter().for_each(|r| out.extend(r));
+            for r in &self.rules {
+                if add(r) {
+                    return;
+                }
+            }
             return;
         };
         if self.lengths.len().saturating_mul(v.len()) <= WINDOW_LOOKUPS {
@@ -95,7 +101,9 @@ impl ByFactor {
             for &n in self.lengths.iter().filter(|&&n| n > 0) {
                 for w in v.windows(n) {
                     if let Some(rules) = self.positions.get(w).and_then(|&at| self.rules.get(at)) {
-                        out.extend(rules);
+                        if add(rules) {
+                            return;
+                        }
                     }
                 }
             }
@@ -111,11 +119,19 @@ impl ByFactor {
             Some(f) => {
                 for m in f.find_overlapping_iter(v) {
                     if let Some(rules) = self.rules.get(m.pattern().as_usize()) {
-                        out.extend(rules);
+                        if add(rules) {
+                            return;
+                        }
                     }
                 }
             }
-            None => self.rules.iter().for_each(|r| out.extend(r)),
+            None => {
+                for r in &self.rules {
+                    if add(r) {
+                        return;
+                    }
+                }
+            }
         }
     }
 }
@@ -227,19 +243,24 @@ impl RuleIndex {
         };
         let mut out = Vec::new();
         let found = |out: &Vec<usize>| any && out.iter().any(|&s| s != r);
-        // With `any`, one rule of a bucket other than `r` is enough (not a copy of thousands).
-        let extend = |out: &mut Vec<usize>, v: &Vec<usize>| {
+        // With `any`, one rule of a bucket other than `r` is enough (not a copy of thousands);
+        // true once one is there.
+        let extend = |out: &mut Vec<usize>, v: &[usize]| {
             if !any {
                 out.extend(v);
-            } else if let Some(&s) = v.iter().find(|&&s| s != r) {
-                out.push(s);
+                return false;
             }
+            if let Some(&s) = v.iter().find(|&&s| s != r) {
+                out.push(s);
+                return true;
+            }
+            false
         };
         'keys: for k in keys {
             if let Some(b) = self.buckets.get(&(k, None)) {
-                b.values()
-                    .flat_map(HashMap::values)
-                    .for_each(|v| extend(&mut out, v));
+                b.values().flat_map(HashMap::values).for_each(|v| {
+                    extend(&mut out, v);
+                });
             }
             for c in &rule.conditions {
                 if found(&out) {
@@ -251,7 +272,7 @@ impl RuleIndex {
                 let key = (k, Some(c.path.clone()));
                 if let Some(by) = self.factors.get(&key) {
                     let value = sample(cx, &c.test, rule.effect);
-                    by.find(value.as_deref(), &mut out);
+                    by.find(value.as_deref(), &mut |v| extend(&mut out, v));
                 }
                 let Some(b) = self.buckets.get(&key) else {
                     continue;
