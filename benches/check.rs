@@ -8,6 +8,12 @@
 //! - `check/10000`: parse, resolve, compile and every lint (what `toolgate check` runs);
 //! - `lint/10000`: the lints alone, on the resolved policy.
 //!
+//! And `check` of two shapes of the engine-hardening issue, 10,000 rules of one agent on one
+//! argument, each `re"(?i)^select\s+[\w, ]{1,40}\s+from\s+t{i}_\w+"` (Unicode classes under
+//! case folding, no literal a coverage index could key on): `check/select-deny/10000` with
+//! `deny` rules and `check/select-allow/10000` with `allow` rules (which the coverage lints
+//! compare pairwise until their budget is spent, then report as undecided).
+//!
 //! Run: `cargo bench --bench check`.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
@@ -60,6 +66,18 @@ pub fn policy() -> String {
     s
 }
 
+/// The generated 10,000-rule `select` policy, with rules of `effect` (`allow` or `deny`).
+pub fn select_policy(effect: &str) -> String {
+    let mut s = String::from("tool t(p)\nagent a {\n");
+    for i in 0..10_000 {
+        s.push_str(&format!(
+            "  {effect} t where p matches re\"(?i)^select\\s+[\\w, ]{{1,40}}\\s+from\\s+t{i}_\\w+\"\n"
+        ));
+    }
+    s.push_str("}\n");
+    s
+}
+
 fn sources(text: &str) -> SourceMap {
     let mut sources = SourceMap::new();
     sources.add("bench.policy", text);
@@ -89,6 +107,18 @@ fn bench_check(c: &mut Criterion) {
     group.bench_function("lint/10000", |b| {
         b.iter(|| toolgate::lint::run(black_box(&resolved), &[]))
     });
+    for effect in ["deny", "allow"] {
+        let text = select_policy(effect);
+        let (policy, diags) = toolgate::load::check_sources(sources(&text));
+        assert!(
+            !diags.has_errors(),
+            "{}",
+            diags.render(&policy.sources, false, 100)
+        );
+        group.bench_function(format!("check/select-{effect}/10000"), |b| {
+            b.iter(|| toolgate::load::check_sources(black_box(sources(&text))))
+        });
+    }
     group.finish();
 }
 

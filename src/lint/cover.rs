@@ -85,9 +85,15 @@ impl ByFactor {
 
     /// The rules whose factor occurs in `value`; every rule when `value` is unknown (or the
     /// automaton could not be built).
-    fn find(&self, value: Option<&[u8]>, out: &mut Vec<usize>) {
+    /// Calls `add` with the rules of each factor found in `value` (of every factor when no
+    /// value is known) until it returns true.
+    fn find(&self, value: Option<&[u8]>, add: &mut dyn FnMut(&[usize]) -> bool) {
         let Some(v) = value else {
-            self.rules.iter().for_each(|r| out.extend(r));
+            for r in &self.rules {
+                if add(r) {
+                    return;
+                }
+            }
             return;
         };
         if self.lengths.len().saturating_mul(v.len()) <= WINDOW_LOOKUPS {
@@ -95,7 +101,9 @@ impl ByFactor {
             for &n in self.lengths.iter().filter(|&&n| n > 0) {
                 for w in v.windows(n) {
                     if let Some(rules) = self.positions.get(w).and_then(|&at| self.rules.get(at)) {
-                        out.extend(rules);
+                        if add(rules) {
+                            return;
+                        }
                     }
                 }
             }
@@ -111,11 +119,19 @@ impl ByFactor {
             Some(f) => {
                 for m in f.find_overlapping_iter(v) {
                     if let Some(rules) = self.rules.get(m.pattern().as_usize()) {
-                        out.extend(rules);
+                        if add(rules) {
+                            return;
+                        }
                     }
                 }
             }
-            None => self.rules.iter().for_each(|r| out.extend(r)),
+            None => {
+                for r in &self.rules {
+                    if add(r) {
+                        return;
+                    }
+                }
+            }
         }
     }
 }
@@ -195,6 +211,10 @@ impl RuleIndex {
     }
 
     /// The indexed rules that may cover rule `r` (reaching `tools`), sorted, without `r`.
+    /// With `any`, only whether there is one: the list stops at the first bucket that holds
+    /// one (when the pair budget is spent, a rule with candidates is undecided whatever they
+    /// are, and listing all of them for each of 10,000 rules would cost more than the rest of
+    /// the lint).
     #[allow(
         clippy::indexing_slicing,
         reason = "`a` and the rule indices are positions of an agent and its rules in `cx.policy`, as the callers enumerate them; `cx.skip` has the policy's shape"
@@ -205,6 +225,7 @@ impl RuleIndex {
         a: usize,
         r: usize,
         tools: &[u32],
+        any: bool,
     ) -> Vec<usize> {
         let rule = &cx.policy.agents[a].rules[r];
         let keys: Vec<ToolKey> = if cx.policy.has_catalog() {
@@ -221,20 +242,37 @@ impl RuleIndex {
             own.into_iter().chain([ToolKey::Wild]).collect()
         };
         let mut out = Vec::new();
-        for k in keys {
+        let found = |out: &Vec<usize>| any && out.iter().any(|&s| s != r);
+        // With `any`, one rule of a bucket other than `r` is enough (not a copy of thousands);
+        // true once one is there.
+        let extend = |out: &mut Vec<usize>, v: &[usize]| {
+            if !any {
+                out.extend(v);
+                return false;
+            }
+            if let Some(&s) = v.iter().find(|&&s| s != r) {
+                out.push(s);
+                return true;
+            }
+            false
+        };
+        'keys: for k in keys {
             if let Some(b) = self.buckets.get(&(k, None)) {
-                b.values()
-                    .flat_map(HashMap::values)
-                    .for_each(|v| out.extend(v));
+                b.values().flat_map(HashMap::values).for_each(|v| {
+                    extend(&mut out, v);
+                });
             }
             for c in &rule.conditions {
+                if found(&out) {
+                    break 'keys;
+                }
                 if matches!(c.test, CondTest::Present) {
                     continue;
                 }
                 let key = (k, Some(c.path.clone()));
                 if let Some(by) = self.factors.get(&key) {
                     let value = sample(cx, &c.test, rule.effect);
-                    by.find(value.as_deref(), &mut out);
+                    by.find(value.as_deref(), &mut |v| extend(&mut out, v));
                 }
                 let Some(b) = self.buckets.get(&key) else {
                     continue;
@@ -253,7 +291,10 @@ impl RuleIndex {
                     };
                     for &x in &suffixes {
                         if let Some(v) = by_suffix.get(x) {
-                            out.extend(v);
+                            extend(&mut out, v);
+                            if found(&out) {
+                                break 'keys;
+                            }
                         }
                     }
                 }
@@ -293,7 +334,8 @@ fn has_present(rule: &RuleDef, path: &[String]) -> bool {
     reason = "`a` and the rule indices are positions of an agent and its rules in `cx.policy`, as the callers enumerate them; `cx.skip` has the policy's shape"
 )]
 pub(crate) fn covers(cx: &mut Context, a: usize, r: usize, tools: &[u32], s: usize) -> bool {
-    let agent = &cx.policy.agents[a];
+    let policy = cx.policy;
+    let agent = &policy.agents[a];
     let (rr, ss) = (&agent.rules[r], &agent.rules[s]);
     if cx.policy.has_catalog() {
         let cs = cx.covers(a, s);
@@ -303,24 +345,25 @@ pub(crate) fn covers(cx: &mut Context, a: usize, r: usize, tools: &[u32], s: usi
     } else if !target_included(cx, &rr.target, &ss.target) {
         return false;
     }
-    for c in &ss.conditions {
+    for (ci, c) in ss.conditions.iter().enumerate() {
         let present = has_present(rr, &c.path) || cx.always_present(tools, &c.path);
         let ok = match &c.test {
             CondTest::Present => present,
-            test => {
-                let Some(want) = ValueSet::of(test, ss.effect) else {
+            _ => {
+                let Some(want) = cx.value_set(a, s, ci) else {
                     return false;
                 };
                 if ss.effect == Effect::Deny && !present {
                     return false;
                 }
                 let mut undecided = false;
-                let implied = rr.conditions.iter().filter(|d| d.path == c.path).any(|d| {
-                    ValueSet::of(&d.test, rr.effect).is_some_and(|have| {
-                        let answer = have.subset(&want, &mut cx.langs);
-                        undecided |= answer.is_none();
-                        answer == Some(true)
-                    })
+                let implied = rr.conditions.iter().enumerate().any(|(di, d)| {
+                    d.path == c.path
+                        && cx.value_set(a, r, di).is_some_and(|have| {
+                            let answer = have.subset(&want, &mut cx.langs);
+                            undecided |= answer.is_none();
+                            answer == Some(true)
+                        })
                 });
                 if !implied && undecided {
                     cx.undecided(a, r, Some(s));
@@ -383,7 +426,7 @@ pub(crate) fn first_covering(
             if catalog && tools.is_empty() {
                 continue;
             }
-            let candidates = index.candidates(cx, a, r, &tools);
+            let candidates = index.candidates(cx, a, r, &tools, cx.pairs_left == 0);
             if candidates.len() > cx.pairs_left {
                 cx.pairs_left = 0;
                 cx.undecided(a, r, None);

@@ -29,11 +29,7 @@ pub(crate) fn required_factor(test: &CondTest) -> Vec<u8> {
 /// The longest literal that every match of `regex` contains; empty when none is known or
 /// the regex does not parse.
 fn regex_factor(regex: &str) -> Vec<u8> {
-    regex_syntax::ParserBuilder::new()
-        .utf8(false)
-        .nest_limit(crate::pattern::REGEX_NEST_LIMIT)
-        .build()
-        .parse(regex)
+    crate::pattern::hir::parse(regex, false)
         .map(|hir| hir_factor(&hir))
         .unwrap_or_default()
 }

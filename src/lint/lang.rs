@@ -28,8 +28,8 @@ use regex_automata::dfa::{dense, Automaton, StartKind};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::util::primitives::StateID;
 use regex_automata::{Anchored, Input, MatchKind};
-use rustc_hash::FxHashSet;
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// The largest DFA built for one pattern, in bytes.
@@ -230,13 +230,16 @@ const SEARCH_BUDGET: usize = 4_000_000;
 const BUILD_BUDGET: usize = 256 << 20;
 
 /// Compiled patterns, built once each, and what the comparisons of one run may still spend.
+///
+/// The maps are looked up once or twice per compared pair of rules (hundreds of thousands in
+/// a large agent), never iterated: they hash with `FxHash`.
 pub(crate) struct Langs {
-    cache: HashMap<String, Option<Rc<Lang>>>,
+    cache: FxHashMap<String, Option<Rc<Lang>>>,
     /// The automata the comparisons use.
-    dfas: HashMap<String, Option<Rc<Dfa>>>,
+    dfas: FxHashMap<String, Option<Rc<Dfa>>>,
     /// The index keys of glob and regex conditions, by regex.
-    keys: HashMap<String, Rc<Keys>>,
-    shortest: HashMap<String, Option<Rc<[u8]>>>,
+    keys: FxHashMap<String, Rc<Keys>>,
+    shortest: FxHashMap<String, Option<Rc<[u8]>>>,
     /// Product states the searches may still visit.
     search_left: usize,
     /// DFA bytes that may still be built.
@@ -246,10 +249,10 @@ pub(crate) struct Langs {
 impl Default for Langs {
     fn default() -> Langs {
         Langs {
-            cache: HashMap::new(),
-            dfas: HashMap::new(),
-            keys: HashMap::new(),
-            shortest: HashMap::new(),
+            cache: FxHashMap::default(),
+            dfas: FxHashMap::default(),
+            keys: FxHashMap::default(),
+            shortest: FxHashMap::default(),
             search_left: SEARCH_BUDGET,
             build_left: BUILD_BUDGET,
         }
@@ -300,16 +303,28 @@ impl Langs {
             return Rc::new(Keys {
                 suffix: ValueSet::suffix(test),
                 factor: super::factor::required_factor(test),
+                ..Keys::default()
             });
         };
+        self.regex_keys(regex)
+    }
+
+    /// [`Keys`] of a glob's or regex's regex, found once from one parse.
+    pub(crate) fn regex_keys(&mut self, regex: &str) -> Rc<Keys> {
         if let Some(k) = self.keys.get(regex) {
             return k.clone();
         }
-        let keys = Rc::new(parse(regex).map_or_else(Keys::default, |hir| Keys {
-            suffix: hir_suffix(&hir).unwrap_or_default(),
-            factor: super::factor::hir_factor(&hir),
+        let keys = Rc::new(parse(regex).map_or_else(Keys::default, |hir| {
+            let p = hir.properties();
+            Keys {
+                suffix: hir_suffix(&hir).unwrap_or_default(),
+                factor: super::factor::hir_factor(&hir),
+                anchored: p.look_set_prefix().contains(regex_syntax::hir::Look::Start)
+                    || p.look_set_suffix().contains(regex_syntax::hir::Look::End),
+                may_match_empty: p.minimum_len() == Some(0),
+            }
         }));
-        self.keys.insert(regex.clone(), keys.clone());
+        self.keys.insert(regex.to_string(), keys.clone());
         keys
     }
 
@@ -690,12 +705,7 @@ fn regex_suffix(regex: &str) -> Option<String> {
 
 /// A regex's syntax as the lints parse it; `None` when it does not parse.
 pub(crate) fn parse(regex: &str) -> Option<regex_syntax::hir::Hir> {
-    regex_syntax::ParserBuilder::new()
-        .utf8(false)
-        .nest_limit(crate::pattern::REGEX_NEST_LIMIT)
-        .build()
-        .parse(regex)
-        .ok()
+    crate::pattern::hir::parse(regex, false).ok()
 }
 
 /// [`regex_suffix`] of a parsed regex.
@@ -722,13 +732,30 @@ fn hir_suffix(hir: &regex_syntax::hir::Hir) -> Option<String> {
     Some(common_suffix(&lits))
 }
 
-/// What the coverage index keys a glob or regex condition on, from one parse of its regex.
-#[derive(Debug, Default)]
+/// What the coverage index keys a glob or regex condition on, and what `unanchored_regex`
+/// asks of a regex, from one parse of its regex.
+#[derive(Debug)]
 pub(crate) struct Keys {
     /// [`ValueSet::suffix`] of the condition.
     pub(crate) suffix: String,
     /// [`super::factor::required_factor`] of the condition.
     pub(crate) factor: Vec<u8>,
+    /// The regex is anchored at the start or the end of the value (true when it does not
+    /// parse, so that nothing is claimed of it).
+    pub(crate) anchored: bool,
+    /// The regex may match the empty string (false when it does not parse).
+    pub(crate) may_match_empty: bool,
+}
+
+impl Default for Keys {
+    fn default() -> Keys {
+        Keys {
+            suffix: String::new(),
+            factor: Vec::new(),
+            anchored: true,
+            may_match_empty: false,
+        }
+    }
 }
 
 fn common_prefix(values: &[String]) -> String {

@@ -45,8 +45,10 @@ pub mod suppress;
 use crate::diagnostic::{Code, Diagnostic, Diagnostics, Severity};
 use crate::resolve::{AgentDef, Policy};
 use crate::source::Span;
-use lang::Langs;
+use lang::{Langs, ValueSet};
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, HashSet};
+use std::rc::Rc;
 
 /// Where a lint is detected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,6 +178,11 @@ pub(crate) struct Context<'a> {
     pub undecided: BTreeMap<(usize, usize), Option<usize>>,
     /// Candidate pairs the coverage lints may still compare ([`cover::PAIR_BUDGET`]).
     pub pairs_left: usize,
+    /// The value set of each (agent, rule, condition) the coverage lints compared, made once:
+    /// a rule is compared with up to thousands of others.
+    value_sets: FxHashMap<(usize, usize, usize), Option<Rc<ValueSet>>>,
+    /// The rule [`Context::undecided`] recorded last.
+    last_undecided: Option<(usize, usize)>,
 }
 
 impl<'a> Context<'a> {
@@ -199,12 +206,36 @@ impl<'a> Context<'a> {
             dead: HashSet::new(),
             undecided: BTreeMap::new(),
             pairs_left: cover::PAIR_BUDGET,
+            value_sets: FxHashMap::default(),
+            last_undecided: None,
         }
+    }
+
+    /// [`ValueSet::of`] condition `c` of rule `r` of agent `a`, for the rule's effect, made
+    /// once; `None` when it is undecided or there is no such condition.
+    pub(crate) fn value_set(&mut self, a: usize, r: usize, c: usize) -> Option<Rc<ValueSet>> {
+        if let Some(v) = self.value_sets.get(&(a, r, c)) {
+            return v.clone();
+        }
+        let rule = self.policy.agents.get(a)?.rules.get(r)?;
+        let v = rule
+            .conditions
+            .get(c)
+            .and_then(|cond| ValueSet::of(&cond.test, rule.effect))
+            .map(Rc::new);
+        self.value_sets.insert((a, r, c), v.clone());
+        v
     }
 
     /// Records that whether rule `r` of agent `a` is covered could not be decided (against
     /// rule `other`, or at all); the first record of a rule is kept.
     pub(crate) fn undecided(&mut self, a: usize, r: usize, other: Option<usize>) {
+        // A rule is compared with its candidates one after the other, and each undecided
+        // pair lands here: the last rule recorded needs no lookup.
+        if self.last_undecided == Some((a, r)) {
+            return;
+        }
+        self.last_undecided = Some((a, r));
         self.undecided.entry((a, r)).or_insert(other);
     }
 

@@ -4,6 +4,7 @@
 //! them, lint compares them, and the engine normalizes values with the same code.
 
 pub mod glob;
+pub mod hir;
 pub mod path;
 pub mod size;
 

@@ -15,8 +15,8 @@ use aho_corasick::AhoCorasick;
 use regex_automata::hybrid;
 use regex_automata::nfa::thompson::{self, pikevm, WhichCaptures, NFA};
 use regex_automata::util::pool::Pool;
-use regex_automata::{util::syntax, Input, MatchKind, PatternSet};
-use regex_syntax::hir::literal::{ExtractKind, Extractor};
+use regex_automata::{Input, MatchKind, PatternSet};
+use regex_syntax::hir::literal::{ExtractKind, Extractor, Literal, Seq};
 use regex_syntax::hir::{Hir, HirKind};
 use std::collections::HashMap;
 use std::panic::{RefUnwindSafe, UnwindSafe};
@@ -84,12 +84,17 @@ impl FallbackRegex {
     /// A syntax error, or an NFA over the `regex` crate's default size limit
     /// (`too_large`).
     pub(crate) fn new(sources: &[String]) -> Result<FallbackRegex, DfaError> {
+        // Parsed as every automaton of an index reads a pattern (`utf8(false)`), through the
+        // class cache.
+        let hirs = sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                super::index::parse(s)
+                    .map_err(|e| error(false, format!("error parsing pattern {i}: {}", e.message)))
+            })
+            .collect::<Result<Vec<_>, DfaError>>()?;
         let nfa = thompson::Compiler::new()
-            .syntax(
-                syntax::Config::new()
-                    .utf8(false)
-                    .nest_limit(crate::pattern::REGEX_NEST_LIMIT),
-            )
             .configure(
                 thompson::Config::new()
                     .which_captures(WhichCaptures::None)
@@ -97,7 +102,7 @@ impl FallbackRegex {
                     .shrink(false)
                     .nfa_size_limit(Some(NFA_SIZE_LIMIT)),
             )
-            .build_many(sources)
+            .build_many_from_hir(&hirs)
             .map_err(|e| error(e.size_limit().is_some(), e.to_string()))?;
         let dfa = hybrid::dfa::Builder::new()
             .configure(
@@ -222,11 +227,14 @@ pub(super) fn required_literal_sets(hir: &Hir) -> Vec<Vec<Vec<u8>>> {
         HirKind::Concat(subs) => subs,
         _ => std::slice::from_ref(hir),
     };
-    let mut extractor = Extractor::new();
-    extractor.kind(ExtractKind::Prefix);
+    let extractor = extractor();
+    // Each element's literals once; each suffix crosses them as the extractor does a
+    // concatenation's ([`suffix_prefixes`]) instead of extracting a copy of the suffix, which
+    // cost a pattern of a dozen elements with Unicode classes 0.7 M instructions.
+    let parts: Vec<Seq> = subs.iter().map(|h| extractor.extract(h)).collect();
     let mut sets = Vec::new();
     for i in 0..subs.len() {
-        let seq = extractor.extract(&Hir::concat(subs[i..].to_vec()));
+        let seq = suffix_prefixes(parts.get(i..).unwrap_or_default());
         let Some(lits) = seq.literals() else {
             continue;
         };
@@ -244,6 +252,47 @@ pub(super) fn required_literal_sets(hir: &Hir) -> Vec<Vec<Vec<u8>>> {
         }
     }
     sets
+}
+
+/// The extractor's limit on the literals of a sequence.
+const EXTRACT_LIMIT_TOTAL: usize = 250;
+/// The extractor's limit on the length of one literal.
+const EXTRACT_LIMIT_LITERAL_LEN: usize = 100;
+
+/// The prefix extractor [`required_literal_sets`] uses (regex-syntax's defaults, spelled out
+/// because [`suffix_prefixes`] repeats its crossing).
+fn extractor() -> Extractor {
+    let mut extractor = Extractor::new();
+    extractor
+        .kind(ExtractKind::Prefix)
+        .limit_total(EXTRACT_LIMIT_TOTAL)
+        .limit_literal_len(EXTRACT_LIMIT_LITERAL_LEN);
+    extractor
+}
+
+/// The prefix literals of the concatenation of elements whose own prefix literals are
+/// `parts`: what [`extractor`] gives for that concatenation (one element: its own; more: the
+/// crossing of each in turn, under the same limits, until the sequence is inexact).
+fn suffix_prefixes(parts: &[Seq]) -> Seq {
+    if let [only] = parts {
+        return only.clone();
+    }
+    let mut seq = Seq::singleton(Literal::exact(Vec::new()));
+    for part in parts {
+        if seq.is_inexact() {
+            break;
+        }
+        let mut next = part.clone();
+        if seq
+            .max_cross_len(&next)
+            .is_some_and(|len| len > EXTRACT_LIMIT_TOTAL)
+        {
+            next.make_infinite();
+        }
+        seq.cross_forward(&mut next);
+        seq.keep_first_bytes(EXTRACT_LIMIT_LITERAL_LEN);
+    }
+    seq
 }
 
 /// For each literal of the patterns' candidate sets (from [`required_literal_sets`]), how many
@@ -530,6 +579,36 @@ impl FallbackSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+        /// Crossing each element's literals gives what the extractor gives for each suffix
+        /// of the concatenation.
+        #[test]
+        fn suffix_prefixes_equal_the_extractors(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    r"(?i)select", "from", r"\s+", r"[\w, ]{1,40}", "t1_", r"\w+", "(a|bc)",
+                    "[ab]", "[a-c]{2}", "x*", "(?i:k)", "^", "$", r"\b", "(ab|cd|ef){3}",
+                    "[0-9]", "(?:yz)?", "é",
+                ]),
+                1..12,
+            )
+        ) {
+            let p: String = parts.concat();
+            let hir = super::super::index::parse(&p).unwrap();
+            let subs: Vec<Hir> = match hir.kind() {
+                HirKind::Concat(subs) => subs.clone(),
+                _ => vec![hir.clone()],
+            };
+            let ex = extractor();
+            let seqs: Vec<Seq> = subs.iter().map(|h| ex.extract(h)).collect();
+            for i in 0..subs.len() {
+                let want = ex.extract(&Hir::concat(subs[i..].to_vec()));
+                proptest::prop_assert_eq!(suffix_prefixes(&seqs[i..]), want, "{} from {}", p, i);
+            }
+        }
+    }
 
     fn which(patterns: &[&str], value: &str) -> Vec<usize> {
         let sources: Vec<String> = patterns.iter().map(|s| s.to_string()).collect();

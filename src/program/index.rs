@@ -265,15 +265,10 @@ impl Serialize for PatternIndex {
 
 /// Parses a pattern's source the way every automaton of an index reads it.
 pub(crate) fn parse(pattern: &str) -> Result<Hir, DfaError> {
-    regex_syntax::ParserBuilder::new()
-        .utf8(false)
-        .nest_limit(crate::pattern::REGEX_NEST_LIMIT)
-        .build()
-        .parse(pattern)
-        .map_err(|e| DfaError {
-            message: e.to_string(),
-            too_large: false,
-        })
+    crate::pattern::hir::parse(pattern, false).map_err(|e| DfaError {
+        message: e.to_string(),
+        too_large: false,
+    })
 }
 
 /// Splits `^literal rest` into the literal and the rest. The start may be inside the

@@ -878,6 +878,12 @@ fn path_not_normalizable_error(
 /// Checks a regex literal, pointing any error into the literal.
 fn validate_regex(lit: &ast::StrLit, sources: &SourceMap) -> Result<(), Box<Diagnostic>> {
     let pattern = &lit.value;
+    // The usual case, a valid regex with classes worth caching, through the class cache; an
+    // invalid one is parsed again below for the error's place.
+    if crate::pattern::hir::may_cache(pattern) && crate::pattern::hir::parse(pattern, true).is_ok()
+    {
+        return Ok(());
+    }
     let body_start = lit.span.start + 3; // re"
     let raw = sources.slice(Span::new(
         lit.span.file,

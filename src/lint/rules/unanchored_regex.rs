@@ -3,7 +3,6 @@
 use crate::diagnostic::Diagnostic;
 use crate::lint::{declare_lint, warning, Context};
 use crate::resolve::{CondTest, StrPattern};
-use regex_syntax::hir::Look;
 
 declare_lint! {
     /// ## What it does
@@ -37,21 +36,6 @@ declare_lint! {
     }
 }
 
-/// True when the regex is anchored at the start or the end of the value.
-fn anchored(regex: &str) -> bool {
-    match regex_syntax::ParserBuilder::new()
-        .utf8(false)
-        .build()
-        .parse(regex)
-    {
-        Ok(hir) => {
-            let p = hir.properties();
-            p.look_set_prefix().contains(Look::Start) || p.look_set_suffix().contains(Look::End)
-        }
-        Err(_) => true,
-    }
-}
-
 /// Values of every shape: a regex that matches all of them matches (nearly) anything.
 const PROBES: &[&str] = &[
     "",
@@ -65,9 +49,11 @@ const PROBES: &[&str] = &[
 /// True when the regex matches every probe value. One probe is the empty value, so a regex
 /// whose matches all have a length is ruled out from its syntax, before any automaton is built
 /// (a policy of 10,000 anchored regexes would otherwise build 10,000 of them).
-fn matches_everything(regex: &str) -> bool {
-    let can_match_empty =
-        regex_syntax::parse(regex).is_ok_and(|hir| hir.properties().minimum_len() == Some(0));
+fn matches_everything(regex: &str, may_match_empty: bool) -> bool {
+    // `may_match_empty` is read from the syntax parsed with `utf8(false)`, which is the one
+    // parsed with `utf8(true)` whenever that parses (it only refuses more), so only a regex
+    // that may match empty is parsed again.
+    let can_match_empty = may_match_empty && crate::pattern::hir::parse(regex, true).is_ok();
     can_match_empty
         && regex_automata::meta::Regex::new(regex)
             .is_ok_and(|re| PROBES.iter().all(|p| re.is_match(p)))
@@ -75,7 +61,8 @@ fn matches_everything(regex: &str) -> bool {
 
 /// Runs the lint.
 pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
-    for (_, rule) in cx.allow_rules() {
+    let rules: Vec<_> = cx.allow_rules().map(|(_, rule)| rule).collect();
+    for rule in rules {
         for c in &rule.conditions {
             let CondTest::Str {
                 pattern: StrPattern::Regex(re),
@@ -84,8 +71,10 @@ pub(crate) fn check(cx: &mut Context, out: &mut Vec<Diagnostic>) {
             else {
                 continue;
             };
-            if anchored(re) {
-                if matches_everything(re) {
+            // The coverage lints have usually parsed the regex already.
+            let keys = cx.langs.regex_keys(re);
+            if keys.anchored {
+                if matches_everything(re, keys.may_match_empty) {
                     out.push(
                         warning(
                             &UNANCHORED_REGEX,
