@@ -259,37 +259,51 @@ impl Default for Langs {
     }
 }
 
+/// `pattern`'s entry in `cache`, built by `build` (which gives the value and its size) when
+/// absent and `budget` is not spent; each build, or each refusal, takes its size (or
+/// [`DFA_LIMIT`]) from `budget`, and its answer is kept.
+fn built_once<T>(
+    cache: &mut FxHashMap<String, Option<Rc<T>>>,
+    budget: &mut usize,
+    pattern: &str,
+    build: impl FnOnce(&str) -> Option<(T, usize)>,
+) -> Option<Rc<T>> {
+    if let Some(v) = cache.get(pattern) {
+        return v.clone();
+    }
+    if *budget == 0 {
+        return None;
+    }
+    let (v, used) = match build(pattern) {
+        Some((v, used)) => (Some(Rc::new(v)), used),
+        None => (None, DFA_LIMIT),
+    };
+    *budget = budget.saturating_sub(used);
+    cache.insert(pattern.to_string(), v.clone());
+    v
+}
+
 impl Langs {
     /// The DFA of a pattern, built once; `None` when it is too large, or the run's budget for
     /// building is spent.
     pub(crate) fn get(&mut self, pattern: &str) -> Option<Rc<Lang>> {
-        if let Some(l) = self.cache.get(pattern) {
-            return l.clone();
-        }
-        if self.build_left == 0 {
-            return None;
-        }
-        let l = Lang::build(pattern).map(Rc::new);
-        let used = l.as_ref().map_or(DFA_LIMIT, |l| l.dfa.memory_usage());
-        self.build_left = self.build_left.saturating_sub(used);
-        self.cache.insert(pattern.to_string(), l.clone());
-        l
+        built_once(&mut self.cache, &mut self.build_left, pattern, |p| {
+            Lang::build(p).map(|l| {
+                let used = l.dfa.memory_usage();
+                (l, used)
+            })
+        })
     }
 
     /// The automaton the comparisons use for a pattern ([`Dfa`]), built once; `None` when it
     /// is too large, or the run's budget for building is spent.
     pub(crate) fn dfa(&mut self, pattern: &str) -> Option<Rc<Dfa>> {
-        if let Some(d) = self.dfas.get(pattern) {
-            return d.clone();
-        }
-        if self.build_left == 0 {
-            return None;
-        }
-        let d = Dfa::build(pattern).map(Rc::new);
-        let used = d.as_ref().map_or(DFA_LIMIT, |d| d.memory_usage());
-        self.build_left = self.build_left.saturating_sub(used);
-        self.dfas.insert(pattern.to_string(), d.clone());
-        d
+        built_once(&mut self.dfas, &mut self.build_left, pattern, |p| {
+            Dfa::build(p).map(|d| {
+                let used = d.memory_usage();
+                (d, used)
+            })
+        })
     }
 
     /// The literal suffix and the required factor of a condition ([`ValueSet::suffix`],
