@@ -32,6 +32,25 @@ mod focus;
 mod gated;
 pub(crate) use focus::Location;
 
+/// Moves the patterns of `group` that `diverted` picks (given each one's position and
+/// pattern) to `fallback`, in order; the rest stay in `group`, in order. The diverts
+/// (`exact`, `floating`, `gated`) each decide which of a group's patterns the fallback takes.
+fn move_to_fallback(
+    group: &mut Vec<(Hir, PatternId)>,
+    fallback: &mut Vec<PatternId>,
+    mut diverted: impl FnMut(usize, &Hir) -> bool,
+) {
+    let mut at = 0;
+    group.retain(|(hir, id)| {
+        let moved = diverted(at, hir);
+        at += 1;
+        if moved {
+            fallback.push(*id);
+        }
+        !moved
+    });
+}
+
 /// Most patterns compiled into one unanchored DFA shard.
 const SHARD_PATTERNS: usize = 64;
 /// Most bucket prefixes that can start one value (a deeper prefix goes to the shards).

@@ -21,11 +21,5 @@ pub(super) fn divert(
     if group.len() <= shard {
         return;
     }
-    group.retain(|(hir, id)| {
-        let keep = ExactPattern::of(hir).is_none();
-        if !keep {
-            fallback.push(*id);
-        }
-        keep
-    });
+    super::move_to_fallback(group, fallback, |_, hir| ExactPattern::of(hir).is_some());
 }

@@ -19,13 +19,7 @@ pub(super) fn divert(group: &mut Vec<(Hir, PatternId)>, fallback: &mut Vec<Patte
     if group.iter().filter(|(h, _)| floats(h)).count() <= MAX_FLOATING_PER_DFA {
         return;
     }
-    group.retain(|(h, i)| {
-        let keep = !floats(h);
-        if !keep {
-            fallback.push(*i);
-        }
-        keep
-    });
+    super::move_to_fallback(group, fallback, |_, h| floats(h));
 }
 
 /// True when a match of `hir` floats (see the module documentation).

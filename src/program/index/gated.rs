@@ -49,14 +49,8 @@ pub(super) fn divert(
             })
         })
         .collect();
-    let mut at = 0;
-    group.retain(|(_, i)| {
-        let keep = !gated.get(at).copied().unwrap_or(false);
-        at += 1;
-        if !keep {
-            fallback.push(*i);
-        }
-        keep
+    super::move_to_fallback(group, fallback, |at, _| {
+        gated.get(at).copied().unwrap_or(false)
     });
 }
 
