@@ -123,7 +123,7 @@ proptest! {
 }
 
 proptest! {
-    // Many patterns, so the prefix automaton and the nested-prefix chain are exercised.
+    // Many patterns, so the prefix search and the nested-prefix chain are exercised.
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     #[test]

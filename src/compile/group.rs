@@ -8,6 +8,7 @@
 //! Each rule is indexed under one "key" condition, so finding the rules that fire costs the
 //! number of satisfied conditions, not the number of rules.
 
+use crate::pattern::glob::{literal_split, LiteralSplit};
 use crate::program::csr::{Csr, Strings};
 use crate::program::dfa::{DfaError, DfaLimits};
 use crate::program::group::{ArgMatcher, Group, OtherConds, PatternConds, ShellPatterns};
@@ -263,17 +264,27 @@ fn one_of_regex(values: &[String]) -> String {
 #[derive(Default)]
 struct Patterns {
     sources: Vec<String>,
+    /// Per source, how a glob's regex splits after its literal (see
+    /// [`PatternIndex::build_split`]).
+    splits: Vec<Option<LiteralSplit>>,
     conds: Vec<Vec<CondId>>,
     index: HashMap<String, usize>,
 }
 
 impl Patterns {
     fn add(&mut self, p: String, id: CondId) {
+        self.add_split(p, || None, id);
+    }
+
+    /// Adds a pattern whose regex may split after a literal (`split` is asked only for a
+    /// pattern not seen yet).
+    fn add_split(&mut self, p: String, split: impl FnOnce() -> Option<LiteralSplit>, id: CondId) {
         match self.index.get(&p) {
             Some(&i) => self.conds[i].push(id),
             None => {
                 self.index.insert(p.clone(), self.sources.len());
                 self.sources.push(p);
+                self.splits.push(split());
                 self.conds.push(vec![id]);
             }
         }
@@ -319,11 +330,13 @@ fn build_arg(
                 match pattern {
                     StrPattern::OneOf(values) if values.is_empty() => {}
                     StrPattern::OneOf(values) => raw.add(one_of_regex(values), id),
-                    StrPattern::Glob { regex, .. } => raw.add(regex.clone(), id),
+                    StrPattern::Glob { text, regex } => {
+                        raw.add_split(regex.clone(), || literal_split(text, false), id)
+                    }
                     StrPattern::Regex(regex) => raw.add(regex.clone(), id),
-                    StrPattern::PathGlob { regex, .. } => {
+                    StrPattern::PathGlob { text, regex } => {
                         path_conds.push(id);
-                        norm.add(regex.clone(), id)
+                        norm.add_split(regex.clone(), || literal_split(text, true), id)
                     }
                 }
             }
@@ -336,7 +349,12 @@ fn build_arg(
     let mut raw_index = None;
     if !raw.sources.is_empty() {
         raw_index = Some(Box::new(PatternConds {
-            matcher: PatternIndex::build(&raw.sources, &mut shared.automata, limits)?,
+            matcher: PatternIndex::build_split(
+                &raw.sources,
+                &raw.splits,
+                &mut shared.automata,
+                limits,
+            )?,
             conds: Csr::from_rows(raw.conds)?,
             by_cond: Csr::unset(),
         }));
@@ -344,7 +362,12 @@ fn build_arg(
     let mut norm_index = None;
     if !norm.sources.is_empty() {
         norm_index = Some(Box::new(PatternConds {
-            matcher: PatternIndex::build(&norm.sources, &mut shared.automata, limits)?,
+            matcher: PatternIndex::build_split(
+                &norm.sources,
+                &norm.splits,
+                &mut shared.automata,
+                limits,
+            )?,
             conds: Csr::from_rows(norm.conds)?,
             by_cond: Csr::unset(),
         }));

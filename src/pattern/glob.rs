@@ -42,11 +42,9 @@ enum Simple {
     RecursiveZeroOrMore,
 }
 
-/// The regex globset writes for a glob made of literal characters, `?`, `*` and `**` only (no
-/// class, alternation or escape: `None` for those), character for character the same text
-/// (the `globset_agrees_on_simple_globs` property test holds it to that). Most globs of a
-/// policy are simple, and translating them needs none of globset's general machinery.
-fn simple_regex(glob: &str, literal_separator: bool) -> Option<String> {
+/// The tokens of a glob made of literal characters, `?`, `*` and `**` only (no class,
+/// alternation or escape: `None` for those), as globset reads them.
+fn simple_tokens(glob: &str) -> Option<Vec<Simple>> {
     if glob.contains(['[', ']', '{', '}', '\\']) {
         return None;
     }
@@ -105,19 +103,35 @@ fn simple_regex(glob: &str, literal_separator: bool) -> Option<String> {
         }
         prev = Some(c);
     }
+    Some(tokens)
+}
+
+/// The regex globset writes for a simple glob (see [`simple_tokens`]), character for
+/// character the same text (the `globset_agrees_on_simple_globs` property test holds it to
+/// that). Most globs of a policy are simple, and translating them needs none of globset's
+/// general machinery.
+fn simple_regex(glob: &str, literal_separator: bool) -> Option<String> {
+    let tokens = simple_tokens(glob)?;
     let mut re = String::with_capacity(glob.len() * 2 + 16);
     re.push_str("(?-u)^");
     if tokens == [Simple::RecursivePrefix] {
         re.push_str(".*$");
         return Some(re);
     }
-    for t in tokens {
+    render(&tokens, literal_separator, &mut re);
+    re.push('$');
+    Some(re)
+}
+
+/// Appends the regex text of `tokens` to `re`, as globset writes it.
+fn render(tokens: &[Simple], literal_separator: bool, re: &mut String) {
+    for &t in tokens {
         match t {
             Simple::Literal(c) => {
                 let mut buf = [0u8; 4];
                 for &b in c.encode_utf8(&mut buf).as_bytes() {
                     if b.is_ascii() {
-                        regex_syntax::escape_into(char::from(b).encode_utf8(&mut [0; 4]), &mut re);
+                        regex_syntax::escape_into(char::from(b).encode_utf8(&mut [0; 4]), re);
                     } else {
                         re.push_str(&format!("\\x{b:02x}"));
                     }
@@ -132,8 +146,72 @@ fn simple_regex(glob: &str, literal_separator: bool) -> Option<String> {
             Simple::RecursiveZeroOrMore => re.push_str("(?:/|/.*/)"),
         }
     }
-    re.push('$');
-    Some(re)
+}
+
+/// A glob's regex in two parts: the literal every match starts with, and an anchored regex
+/// over the rest of the value. Many globs of a policy differ only in that literal
+/// (`/data/team{i}/**/*.csv`), so the rest is read once for all of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiteralSplit {
+    /// The literal the value starts with.
+    pub prefix: String,
+    /// A regex, anchored at both ends, over what follows the literal.
+    pub rest: String,
+}
+
+/// Splits the regex [`translate`] gives a simple glob (see [`simple_tokens`]) after its
+/// leading literal: a value matches that regex exactly when it starts with
+/// [`LiteralSplit::prefix`] and the rest matches [`LiteralSplit::rest`]. `glob` is the text
+/// the regex was made from (a path pattern's normal form), `is_path` whether it is a path
+/// pattern. `None` for a glob that is not simple or starts with no literal.
+pub fn literal_split(glob: &str, is_path: bool) -> Option<LiteralSplit> {
+    let tokens = simple_tokens(glob)?;
+    let literal = |t: &[Simple]| {
+        t.iter()
+            .take_while(|t| matches!(t, Simple::Literal(_)))
+            .count()
+    };
+    // The path form also matches the directory itself: `(?:GLOB)|(?:DIR)`, split after the
+    // literal both branches start with.
+    let dir = match glob.strip_suffix("/**") {
+        Some(dir) if is_path && !dir.is_empty() => Some(simple_tokens(dir)?),
+        _ => None,
+    };
+    let mut n = literal(&tokens);
+    if let Some(dir) = &dir {
+        n = tokens
+            .iter()
+            .zip(dir)
+            .take(n.min(literal(dir)))
+            .take_while(|(a, b)| a == b)
+            .count();
+    }
+    if n == 0 {
+        return None;
+    }
+    let prefix: String = tokens
+        .get(..n)?
+        .iter()
+        .filter_map(|t| match t {
+            Simple::Literal(c) => Some(*c),
+            _ => None,
+        })
+        .collect();
+    let branch = |t: &[Simple]| {
+        let mut re = String::from("(?s:(?-u)^");
+        render(t, true, &mut re);
+        re.push_str("$)");
+        re
+    };
+    let rest = match &dir {
+        Some(dir) => format!(
+            "(?:{})|(?:{})",
+            branch(tokens.get(n..)?),
+            branch(dir.get(n..)?)
+        ),
+        None => branch(tokens.get(n..)?),
+    };
+    Some(LiteralSplit { prefix, rest })
 }
 
 /// The regex of a glob with globset's semantics; `literal_separator`: `*` stops at `/`.
@@ -233,6 +311,36 @@ mod tests {
             let glob = parts.concat();
             let ours = simple_regex(&glob, sep).map(|r| with_dot_all(&r));
             prop_assert_eq!(ours, Some(globset_built_regex(&glob, sep).unwrap()));
+        }
+
+        /// A split glob's literal then its rest match exactly what its whole regex matches,
+        /// for plain and path globs (a path glob split from its normal form, as compiled).
+        #[test]
+        fn a_split_matches_what_the_whole_regex_matches(
+            parts in prop::collection::vec(
+                prop::sample::select(vec!["a", "b", "/", "/", "*", "**", "?", ".", "é", "$", "|"]),
+                1..10,
+            ),
+            tails in prop::collection::vec("[ab/.é$|]{0,6}", 1..8),
+        ) {
+            let glob = parts.concat();
+            let Ok(t) = translate(&glob) else { return Ok(()) };
+            let text = t.normalized.clone().unwrap_or_else(|| glob.clone());
+            let Some(split) = literal_split(&text, t.is_path) else {
+                prop_assert!(simple_tokens(&text).is_none_or(|t| !matches!(t.first(), Some(Simple::Literal(_)))));
+                return Ok(());
+            };
+            prop_assert!(!split.prefix.is_empty());
+            let whole = regex::bytes::Regex::new(&t.regex).unwrap();
+            let rest = regex::bytes::Regex::new(&split.rest).unwrap();
+            for tail in &tails {
+                for value in [format!("{}{tail}", split.prefix), tail.clone()] {
+                    let value = value.as_bytes();
+                    let by_split = value.starts_with(split.prefix.as_bytes())
+                        && rest.is_match(&value[split.prefix.len()..]);
+                    prop_assert_eq!(whole.is_match(value), by_split, "glob {:?} value {:?} split {:?}", glob, value, split);
+                }
+            }
         }
 
         #[test]

@@ -20,9 +20,6 @@ pub struct DfaLimits {
     /// set over it is split, and a single pattern over it takes the fallback regex: the budget
     /// bounds compile time and bundle size, never what a policy may say.
     pub dfa: usize,
-    /// Largest DFA over the literal prefixes of one argument's patterns (a literal set grows
-    /// linearly), in bytes.
-    pub prefix_dfa: usize,
 }
 
 impl Default for DfaLimits {
@@ -30,7 +27,6 @@ impl Default for DfaLimits {
         DfaLimits {
             nfa: 16 << 20,
             dfa: 4 << 20,
-            prefix_dfa: 64 << 20,
         }
     }
 }
@@ -86,8 +82,8 @@ impl Dfa {
     /// searched from a given offset; unanchored ones find matches anywhere. An `ascii_word`
     /// DFA reads Unicode word boundaries as ASCII ones and quits on a non-ASCII byte (its
     /// search then reports `false`, and the caller asks a regex that knows Unicode).
-    pub fn build(
-        patterns: &[Hir],
+    pub fn build<H: std::borrow::Borrow<Hir>>(
+        patterns: &[H],
         anchored: bool,
         ascii_word: bool,
         limits: DfaLimits,

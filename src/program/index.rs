@@ -2,10 +2,10 @@
 //!
 //! Patterns anchored at the start with a literal prefix (every glob and `==`/`in` literal, and
 //! regexes written `^literal...`) are bucketed by that prefix. The buckets whose prefix starts
-//! the value are found by a scan when there are at most 16 of them, else by one anchored walk
-//! of a DFA over the prefixes (it stops where no prefix continues). Prefixes may nest
-//! (`/data/team1` starts `/data/team10`), but only a few deep: a prefix under too many others
-//! goes to the shards. One DFA over each matching bucket's suffixes finishes the match;
+//! the value are found by a scan when there are at most 16 of them, else by a binary search
+//! of the sorted prefixes: the greatest prefix not above the value, then the chain of
+//! prefixes it nests in. Prefixes may nest (`/data/team1` starts `/data/team10`), but only a
+//! few deep: a prefix under too many others goes to the shards. One DFA over each matching bucket's suffixes finishes the match;
 //! suffix DFAs are shared, so 10,000 globs `/data/team{i}/**/*.csv` need one. Patterns
 //! without a usable prefix go to a few unanchored DFA shards.
 //!
@@ -21,9 +21,11 @@ use super::dfa::{Dfa, DfaError, DfaLimits};
 use super::fallback::FallbackSet;
 use super::ids::{self, DfaId, PatternId};
 use super::Invalid;
+use crate::pattern::glob::LiteralSplit;
 use crate::pattern::size::{estimated_size, DENSE_ESTIMATE_BUDGET};
 use regex_syntax::hir::{Hir, HirKind, Look};
 use serde::{Deserialize, Serialize};
+use std::borrow::Borrow;
 use std::collections::HashMap;
 
 mod exact;
@@ -35,14 +37,14 @@ pub(crate) use focus::Location;
 /// Moves the patterns of `group` that `diverted` picks (given each one's position and
 /// pattern) to `fallback`, in order; the rest stay in `group`, in order. The diverts
 /// (`exact`, `floating`, `gated`) each decide which of a group's patterns the fallback takes.
-fn move_to_fallback(
-    group: &mut Vec<(Hir, PatternId)>,
+fn move_to_fallback<H: Borrow<Hir>>(
+    group: &mut Vec<(H, PatternId)>,
     fallback: &mut Vec<PatternId>,
     mut diverted: impl FnMut(usize, &Hir) -> bool,
 ) {
     let mut at = 0;
     group.retain(|(hir, id)| {
-        let moved = diverted(at, hir);
+        let moved = diverted(at, hir.borrow());
         at += 1;
         if moved {
             fallback.push(*id);
@@ -55,11 +57,55 @@ fn move_to_fallback(
 const SHARD_PATTERNS: usize = 64;
 /// Most bucket prefixes that can start one value (a deeper prefix goes to the shards).
 const MAX_NESTED_PREFIXES: usize = 8;
-/// With more buckets than this, the prefixes are found by a DFA walk instead of a scan.
+/// With more buckets than this, the prefixes are found by a binary search instead of a scan.
 const SCAN_BUCKETS: usize = 16;
 
 /// A bucket in the making: its prefix and the suffixes of its patterns with their indices.
-type Bucket = (Vec<u8>, Vec<(Hir, PatternId)>);
+type Bucket<'r> = (Vec<u8>, Vec<(Suffix<'r>, PatternId)>);
+
+/// What follows a bucket pattern's prefix: its own, or the one many split patterns share
+/// (with the text it was read from, which names it).
+enum Suffix<'r> {
+    Own(Hir),
+    Shared(&'r Hir, &'r str),
+}
+
+impl Borrow<Hir> for Suffix<'_> {
+    fn borrow(&self) -> &Hir {
+        match self {
+            Suffix::Own(h) => h,
+            Suffix::Shared(h, _) => h,
+        }
+    }
+}
+
+/// A pattern of a DFA, as the key that deduplicates DFAs names it.
+trait KeyPart: Borrow<Hir> {
+    /// Appends what names the pattern to `key`.
+    fn write_key(&self, key: &mut String);
+}
+
+impl KeyPart for Hir {
+    fn write_key(&self, key: &mut String) {
+        use std::fmt::Write;
+        key.push('\u{0}');
+        // Writing to a String cannot fail.
+        let _ = write!(key, "{self}");
+    }
+}
+
+impl KeyPart for Suffix<'_> {
+    fn write_key(&self, key: &mut String) {
+        match self {
+            Suffix::Own(h) => h.write_key(key),
+            // The suffix read from a split's rest text: the text names it.
+            Suffix::Shared(_, text) => {
+                key.push_str("\u{0}\u{1}");
+                key.push_str(text);
+            }
+        }
+    }
+}
 
 /// Automata shared by every matcher of an engine, deduplicated at compile time.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -71,9 +117,9 @@ pub struct Automata {
 }
 
 impl Automata {
-    fn dfa(
+    fn dfa<H: KeyPart>(
         &mut self,
-        hirs: Vec<Hir>,
+        hirs: &[H],
         anchored: bool,
         limits: DfaLimits,
     ) -> Result<DfaId, DfaError> {
@@ -82,9 +128,9 @@ impl Automata {
 
     /// A DFA over `hirs`; `ascii_word` DFAs treat Unicode word boundaries as ASCII ones and
     /// quit on a non-ASCII byte (see [`Dfa::build`]).
-    fn dfa_with(
+    fn dfa_with<H: KeyPart>(
         &mut self,
-        hirs: Vec<Hir>,
+        hirs: &[H],
         anchored: bool,
         ascii_word: bool,
         limits: DfaLimits,
@@ -94,15 +140,14 @@ impl Automata {
             (false, false) => "U",
             (false, true) => "W",
         });
-        for h in &hirs {
-            key.push('\u{0}');
-            key.push_str(&h.to_string());
+        for h in hirs {
+            h.write_key(&mut key);
         }
         if let Some(&id) = self.dfa_ids.get(&key) {
             return Ok(id);
         }
         let id = DfaId::new(self.dfas.len())?;
-        let dfa = Dfa::build(&hirs, anchored, ascii_word, limits)?;
+        let dfa = Dfa::build(hirs, anchored, ascii_word, limits)?;
         self.dfas.push(dfa);
         self.dfa_ids.insert(key, id);
         Ok(id)
@@ -213,28 +258,38 @@ pub struct PatternIndex {
     prefix_bytes: Box<[u8]>,
     /// Row `b` of this one-column table is `[start]`; prefix `b` ends where `b + 1` starts.
     prefix_ends: Box<[u32]>,
-    /// With many buckets: an anchored DFA over the prefixes, reporting each bucket whose
-    /// prefix starts the value (pattern `b` is bucket `b`).
-    prefix_dfa: Option<DfaId>,
     /// Per bucket: the suffix DFA.
     bucket_dfas: Box<[DfaId]>,
     /// Per bucket: the original pattern index of each suffix DFA pattern.
     bucket_patterns: Csr<PatternId>,
     /// `None` when every pattern is in a prefix bucket.
     unanchored: Option<Box<Unanchored>>,
-    /// Derived (not stored in bundles): where each pattern is matched, for an index large
-    /// enough to be matched in part (at least `FOCUS_MIN_PATTERNS` patterns); empty below.
-    locations: Box<[Location]>,
     /// Derived (not stored in bundles): the number of patterns the index places.
     n_patterns: u32,
+    /// Derived (not stored in bundles): the tables only a large index needs.
+    large: Option<Box<Large>>,
 }
+
+/// Tables derived (at build and at load, never stored) for a large index; an index is held per
+/// argument of every agent, and most are small, so these are boxed together.
+#[derive(Debug, Clone, Default)]
+struct Large {
+    /// Where each pattern is matched, for an index large enough to be matched in part (at
+    /// least `FOCUS_MIN_PATTERNS` patterns); empty below.
+    locations: Box<[Location]>,
+    /// With more than [`SCAN_BUCKETS`] buckets: per bucket, the bucket whose prefix is the
+    /// longest proper prefix of its own ([`NO_PARENT`] if none); empty with fewer.
+    parents: Box<[u32]>,
+}
+
+/// The parent of a bucket whose prefix nests in no other.
+const NO_PARENT: u32 = u32::MAX;
 
 /// A pattern index as bundles store it.
 #[derive(Deserialize)]
 struct IndexEncoding {
     prefix_bytes: Box<[u8]>,
     prefix_ends: Box<[u32]>,
-    prefix_dfa: Option<DfaId>,
     bucket_dfas: Box<[DfaId]>,
     bucket_patterns: Csr<PatternId>,
     rest: Box<[Shard]>,
@@ -248,12 +303,11 @@ impl From<IndexEncoding> for PatternIndex {
         let mut index = PatternIndex {
             prefix_bytes: e.prefix_bytes,
             prefix_ends: e.prefix_ends,
-            prefix_dfa: e.prefix_dfa,
             bucket_dfas: e.bucket_dfas,
             bucket_patterns: e.bucket_patterns,
             unanchored: None,
-            locations: Box::default(),
             n_patterns: 0,
+            large: None,
         };
         index.set_unanchored(Unanchored {
             rest: e.rest,
@@ -268,10 +322,9 @@ impl From<IndexEncoding> for PatternIndex {
 impl Serialize for PatternIndex {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut s = serializer.serialize_struct("IndexEncoding", 9)?;
+        let mut s = serializer.serialize_struct("IndexEncoding", 8)?;
         s.serialize_field("prefix_bytes", &self.prefix_bytes)?;
         s.serialize_field("prefix_ends", &self.prefix_ends)?;
-        s.serialize_field("prefix_dfa", &self.prefix_dfa)?;
         s.serialize_field("bucket_dfas", &self.bucket_dfas)?;
         s.serialize_field("bucket_patterns", &self.bucket_patterns)?;
         s.serialize_field("rest", self.rest())?;
@@ -393,7 +446,7 @@ fn shards(
         patterns.chunks(SHARD_PATTERNS).map(<[_]>::to_vec).collect();
     while let Some(chunk) = queue.pop() {
         let (hirs, ids): (Vec<Hir>, Vec<PatternId>) = chunk.iter().cloned().unzip();
-        match automata.dfa_with(hirs, false, ascii_word, limits) {
+        match automata.dfa_with(&hirs, false, ascii_word, limits) {
             Ok(dfa) => out.push(Shard { dfa, patterns: ids }),
             Err(e) if e.too_large && chunk.len() > 1 => {
                 let half = chunk.len() / 2;
@@ -408,6 +461,20 @@ fn shards(
     Ok(out)
 }
 
+/// A split pattern's rest as the index reads it: the literal it starts with in turn, and what
+/// follows that. `None` when the pattern must be read whole: its rest does not parse (the
+/// whole pattern's parse then says why), or it takes the fallback or a word shard.
+type SplitRest = Option<(Vec<u8>, Hir)>;
+
+/// The [`SplitRest`] of a split's rest text.
+fn split_rest(rest: &str) -> SplitRest {
+    parse(rest)
+        .ok()
+        .filter(|h| !needs_fallback(h) && !has_unicode_word_boundary(h))
+        .and_then(|h| after_start(&h))
+        .map(|h| leading_literal(&h))
+}
+
 impl PatternIndex {
     /// Indexes `patterns` (regex sources); pattern `i` is reported as `i`.
     pub fn build(
@@ -415,19 +482,46 @@ impl PatternIndex {
         automata: &mut Automata,
         limits: DfaLimits,
     ) -> Result<PatternIndex, DfaError> {
-        let mut prefixed: Vec<(Vec<u8>, Hir, PatternId)> = Vec::new();
+        Self::build_split(patterns, &[], automata, limits)
+    }
+
+    /// [`PatternIndex::build`], told for some patterns how their regex splits after a leading
+    /// literal (`splits[i]` for pattern `i`; a missing entry is `None`). The rest of such a
+    /// pattern is read once for every pattern that shares it, and the pattern goes to the
+    /// bucket of its literal without its whole regex being read.
+    pub fn build_split(
+        patterns: &[String],
+        splits: &[Option<LiteralSplit>],
+        automata: &mut Automata,
+        limits: DfaLimits,
+    ) -> Result<PatternIndex, DfaError> {
+        let mut prefixed: Vec<(Vec<u8>, Suffix, PatternId)> = Vec::new();
         let mut rest: Vec<(Hir, PatternId)> = Vec::new();
         let mut word_rest: Vec<(Hir, PatternId)> = Vec::new();
         let mut fallback = Vec::new();
+        let mut rests: HashMap<&str, SplitRest> = HashMap::new();
+        for split in splits.iter().flatten() {
+            rests
+                .entry(split.rest.as_str())
+                .or_insert_with(|| split_rest(&split.rest));
+        }
         for (i, p) in patterns.iter().enumerate() {
-            let hir = parse(p)?;
             let i = PatternId::new(i)?;
+            if let Some(split) = splits.get(i.index()).and_then(Option::as_ref) {
+                if let Some(Some((more, suffix))) = rests.get(split.rest.as_str()) {
+                    let mut prefix = split.prefix.as_bytes().to_vec();
+                    prefix.extend_from_slice(more);
+                    prefixed.push((prefix, Suffix::Shared(suffix, &split.rest), i));
+                    continue;
+                }
+            }
+            let hir = parse(p)?;
             if needs_fallback(&hir) {
                 fallback.push(i);
             } else if has_unicode_word_boundary(&hir) {
                 word_rest.push((hir, i));
             } else if let Some((prefix, suffix)) = split_prefix(&hir) {
-                prefixed.push((prefix, suffix, i));
+                prefixed.push((prefix, Suffix::Own(suffix), i));
             } else {
                 rest.push((hir, i));
             }
@@ -469,8 +563,8 @@ impl PatternIndex {
             if members.is_empty() {
                 continue;
             }
-            let (hirs, ids): (Vec<Hir>, Vec<PatternId>) = members.into_iter().unzip();
-            match automata.dfa(hirs, true, limits) {
+            let (hirs, ids): (Vec<Suffix>, Vec<PatternId>) = members.into_iter().unzip();
+            match automata.dfa(&hirs, true, limits) {
                 Ok(dfa) => {
                     let end = u32::try_from(prefix_bytes.len() + prefix.len())
                         .map_err(|_| ids::IdOverflow("bytes of bucket prefixes"))?;
@@ -487,23 +581,12 @@ impl PatternIndex {
         let mut index = PatternIndex {
             prefix_bytes: prefix_bytes.into_boxed_slice(),
             prefix_ends: prefix_ends.into_boxed_slice(),
-            prefix_dfa: None,
             bucket_dfas: bucket_dfas.into_boxed_slice(),
             bucket_patterns: Csr::from_rows(bucket_patterns)?,
             unanchored: None,
-            locations: Box::default(),
             n_patterns: 0,
+            large: None,
         };
-        if index.prefix_ends.len() > SCAN_BUCKETS {
-            let literals: Vec<Hir> = (0..index.prefix_ends.len())
-                .map(|b| Hir::literal(index.prefix(b)))
-                .collect();
-            let prefix_limits = DfaLimits {
-                dfa: limits.prefix_dfa,
-                ..limits
-            };
-            index.prefix_dfa = Some(automata.dfa(literals, true, prefix_limits)?);
-        }
         floating::divert(&mut rest, &mut fallback);
         exact::divert(&mut rest, &mut fallback, SHARD_PATTERNS);
         gated::divert(&mut rest, &mut fallback, SHARD_PATTERNS);
@@ -529,7 +612,7 @@ impl PatternIndex {
             unanchored.word_fallback = Some(Fallback::new(patterns, word)?);
         }
         index.set_unanchored(unanchored);
-        index.derive_locations();
+        index.derive();
         Ok(index)
     }
 
@@ -573,10 +656,95 @@ impl PatternIndex {
         self.prefix_bytes.get(start..end).unwrap_or(&[])
     }
 
+    /// Computes the tables not stored in bundles.
+    fn derive(&mut self) {
+        let locations = self.derive_locations();
+        let parents = self.prefix_parents().0;
+        self.large = (!locations.is_empty() || !parents.is_empty())
+            .then(|| Box::new(Large { locations, parents }));
+    }
+
+    /// Per bucket, its parent (see [`Large::parents`]); empty with at most
+    /// [`SCAN_BUCKETS`] buckets), and the length of the longest chain of nested prefixes.
+    /// With the prefixes sorted, the prefixes a bucket's prefix nests in are exactly those on
+    /// a stack kept as the buckets are read in order.
+    fn prefix_parents(&self) -> (Box<[u32]>, usize) {
+        let buckets = self.prefix_ends.len();
+        let mut parents = Vec::with_capacity(if buckets > SCAN_BUCKETS { buckets } else { 0 });
+        let mut chain: Vec<usize> = Vec::new();
+        let mut deepest = 0;
+        for b in 0..buckets {
+            let prefix = self.prefix(b);
+            while chain
+                .last()
+                .is_some_and(|&a| !prefix.starts_with(self.prefix(a)))
+            {
+                chain.pop();
+            }
+            if buckets > SCAN_BUCKETS {
+                // A bucket index fits a u32: `prefix_ends` holds u32 offsets of non-empty prefixes.
+                parents.push(chain.last().map_or(NO_PARENT, |&a| a as u32));
+            }
+            chain.push(b);
+            deepest = deepest.max(chain.len());
+        }
+        (parents.into_boxed_slice(), deepest)
+    }
+
+    /// Writes into `out` the buckets whose prefix starts `value` (at most `out.len()`) and
+    /// returns how many. With few buckets, a scan. With many, a binary search for the greatest
+    /// prefix not above the value: every prefix that starts the value sorts between itself
+    /// and the value, so it is that prefix or one it nests in, and those that start the value
+    /// are the ones no longer than what that prefix shares with the value.
+    fn buckets_starting(&self, value: &[u8], out: &mut [usize]) -> usize {
+        let buckets = self.prefix_ends.len();
+        let mut found = 0;
+        let parents = self.large.as_deref().map_or(&[][..], |l| &l.parents);
+        if parents.len() != buckets || buckets <= SCAN_BUCKETS {
+            for b in 0..buckets {
+                if found < out.len() && value.starts_with(self.prefix(b)) {
+                    out[found] = b;
+                    found += 1;
+                }
+            }
+            return found;
+        }
+        let (mut lo, mut hi) = (0, buckets);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.prefix(mid) <= value {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let Some(greatest) = lo.checked_sub(1) else {
+            return 0;
+        };
+        let shared = self
+            .prefix(greatest)
+            .iter()
+            .zip(value)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let mut b = greatest;
+        loop {
+            if self.prefix(b).len() <= shared && found < out.len() {
+                out[found] = b;
+                found += 1;
+            }
+            match parents.get(b) {
+                // A parent sorts before its child, so the walk ends.
+                Some(&p) if (p as usize) < b => b = p as usize,
+                _ => return found,
+            }
+        }
+    }
+
     /// Rebuilds what is not serialized (the fallback regexes), unless it is already built
     /// (a program fresh from the compiler).
     pub fn rebuild(&mut self) -> Result<(), DfaError> {
-        self.derive_locations();
+        self.derive();
         match self.unanchored.as_deref_mut() {
             Some(u) => {
                 Fallback::rebuild(&mut u.fallback)?;
@@ -629,15 +797,8 @@ impl PatternIndex {
         if !(1..buckets).all(|b| self.prefix(b - 1) < self.prefix(b)) {
             return Err(Invalid("bucket prefixes are not sorted"));
         }
-        let prefix_dfa_fits = match self.prefix_dfa {
-            None => buckets <= SCAN_BUCKETS,
-            Some(d) => automata
-                .dfas
-                .get(d.index())
-                .is_some_and(|d| d.pattern_len() == buckets),
-        };
-        if !prefix_dfa_fits {
-            return Err(Invalid("prefix DFA does not fit the buckets"));
+        if self.prefix_parents().1 > MAX_NESTED_PREFIXES {
+            return Err(Invalid("bucket prefixes nest too deep"));
         }
         let dfa_fits = |dfa: DfaId, patterns: usize| {
             automata
@@ -684,35 +845,9 @@ impl PatternIndex {
         scratch: &mut Vec<u32>,
         out: &mut Vec<PatternId>,
     ) -> bool {
-        let mut prefixes_ok = true;
-        // The buckets whose prefix starts the value: a scan when there are few, else one
-        // anchored walk of the prefix DFA (it stops where no prefix continues).
         let mut buckets = [0usize; MAX_NESTED_PREFIXES + 1];
-        let mut found = 0;
-        match self.prefix_dfa {
-            None => {
-                for b in 0..self.prefix_ends.len() {
-                    if found < buckets.len() && value.starts_with(self.prefix(b)) {
-                        buckets[found] = b;
-                        found += 1;
-                    }
-                }
-            }
-            Some(d) => {
-                scratch.clear();
-                match automata.dfas.get(d.index()) {
-                    Some(dfa) => prefixes_ok = dfa.matches(value, 0, scratch),
-                    None => prefixes_ok = false,
-                }
-                for &b in scratch.iter() {
-                    if found < buckets.len() {
-                        buckets[found] = b as usize;
-                        found += 1;
-                    }
-                }
-            }
-        }
-        let mut ok = prefixes_ok;
+        let found = self.buckets_starting(value, &mut buckets);
+        let mut ok = true;
         let mut run = |dfa: DfaId, patterns: &[PatternId], start: usize| {
             scratch.clear();
             match automata.dfas.get(dfa.index()) {
@@ -914,11 +1049,14 @@ mod tests {
     }
 
     #[test]
-    fn many_buckets_are_found_by_the_prefix_dfa() {
+    fn many_buckets_are_found_by_a_binary_search() {
         let pats: Vec<String> = (0..40).map(|i| format!("^x{i}")).collect();
         let mut automata = Automata::default();
         let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
-        assert!(idx.prefix_dfa.is_some());
+        assert_eq!(
+            idx.large.as_deref().map_or(0, |l| l.parents.len()),
+            idx.prefix_ends.len()
+        );
         idx.validate(&automata, pats.len()).unwrap();
         let (mut scratch, mut out) = (Vec::new(), Vec::new());
         assert!(idx.matches(b"x10y", &automata, &mut scratch, &mut out));
@@ -927,6 +1065,35 @@ mod tests {
         out.clear();
         assert!(idx.matches(b"y", &automata, &mut scratch, &mut out));
         assert!(out.is_empty());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// The binary search finds exactly the buckets a scan of every prefix finds, on
+        /// prefixes that nest (over a three-letter alphabet) and values near them.
+        #[test]
+        fn the_prefix_search_finds_what_a_scan_finds(
+            prefixes in proptest::collection::btree_set("[ab/]{1,6}", 17..60),
+            values in proptest::collection::vec("[ab/]{0,8}", 1..20),
+        ) {
+            let pats: Vec<String> = prefixes.iter().map(|p| format!("^{p}[0-9]*")).collect();
+            let mut automata = Automata::default();
+            let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
+            proptest::prop_assume!(idx.prefix_ends.len() > SCAN_BUCKETS);
+            proptest::prop_assert_eq!(idx.large.as_deref().map_or(0, |l| l.parents.len()), idx.prefix_ends.len());
+            for value in values.iter().chain(&prefixes) {
+                let value = value.as_bytes();
+                let mut out = [0usize; MAX_NESTED_PREFIXES + 1];
+                let n = idx.buckets_starting(value, &mut out);
+                let mut searched = out[..n].to_vec();
+                searched.sort_unstable();
+                let scanned: Vec<usize> = (0..idx.prefix_ends.len())
+                    .filter(|&b| value.starts_with(idx.prefix(b)))
+                    .collect();
+                proptest::prop_assert_eq!(searched, scanned, "value {:?}", value);
+            }
+        }
     }
 
     #[test]
@@ -957,11 +1124,7 @@ mod tests {
             .collect();
         let mut automata = Automata::default();
         let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
-        assert_eq!(
-            automata.dfas.len(),
-            2,
-            "one shared suffix DFA and the prefix DFA"
-        );
+        assert_eq!(automata.dfas.len(), 1, "one shared suffix DFA");
         assert!(idx.rest().is_empty(), "no pattern falls back to the shards");
         let (mut scratch, mut out) = (Vec::new(), Vec::new());
         idx.matches(b"/data/team42/x/y.csv", &automata, &mut scratch, &mut out);

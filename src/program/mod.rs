@@ -244,7 +244,7 @@ mod tests {
         assert!(size_of::<ArgMatcher>() <= 64);
         assert!(size_of::<super::agent::AgentRt>() <= 136);
         assert!(size_of::<Group>() <= 152);
-        assert!(size_of::<PatternConds<super::index::PatternIndex>>() <= 136);
+        assert!(size_of::<PatternConds<super::index::PatternIndex>>() <= 120);
         assert!(size_of::<super::csr::Csr<super::ids::CondId>>() <= 16);
         assert!(size_of::<super::csr::Strings>() <= 16);
     }

@@ -15,8 +15,11 @@ pub(super) const MAX_FLOATING_PER_DFA: usize = 4;
 
 /// Moves the floating patterns of `group` to `fallback` when it holds more than
 /// [`MAX_FLOATING_PER_DFA`] of them.
-pub(super) fn divert(group: &mut Vec<(Hir, PatternId)>, fallback: &mut Vec<PatternId>) {
-    if group.iter().filter(|(h, _)| floats(h)).count() <= MAX_FLOATING_PER_DFA {
+pub(super) fn divert<H: std::borrow::Borrow<Hir>>(
+    group: &mut Vec<(H, PatternId)>,
+    fallback: &mut Vec<PatternId>,
+) {
+    if group.iter().filter(|(h, _)| floats(h.borrow())).count() <= MAX_FLOATING_PER_DFA {
         return;
     }
     super::move_to_fallback(group, fallback, |_, h| floats(h));

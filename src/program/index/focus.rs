@@ -23,9 +23,9 @@ pub(crate) enum Location {
 }
 
 impl PatternIndex {
-    /// Counts the patterns and, for an index large enough to be matched in part, computes
-    /// where each one is matched.
-    pub(super) fn derive_locations(&mut self) {
+    /// Counts the patterns and, for an index large enough to be matched in part, returns
+    /// where each one is matched (empty for a smaller one).
+    pub(super) fn derive_locations(&mut self) -> Box<[Location]> {
         let mut locations = Vec::new();
         let mut place = |p: PatternId, at: Location| {
             let p = p.index();
@@ -58,11 +58,11 @@ impl PatternIndex {
         }
         // A pattern ID is a u32, so its count fits one.
         self.n_patterns = u32::try_from(locations.len()).unwrap_or(u32::MAX);
-        self.locations = if locations.len() < FOCUS_MIN_PATTERNS {
+        if locations.len() < FOCUS_MIN_PATTERNS {
             Box::default()
         } else {
             locations.into_boxed_slice()
-        };
+        }
     }
 
     /// The number of patterns the index places.
@@ -86,7 +86,9 @@ impl PatternIndex {
         locations.clear();
         for &p in wanted {
             let at = self
-                .locations
+                .large
+                .as_deref()
+                .map_or(&[][..], |l| &l.locations)
                 .get(p.index())
                 .copied()
                 .unwrap_or(Location::Unknown);
