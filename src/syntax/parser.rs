@@ -111,7 +111,10 @@ impl Ctx {
             let trimmed = text[..end].trim_end();
             let line_start = memchr::memrchr(b'\n', trimmed.as_bytes()).map_or(0, |i| i + 1);
             let line = &trimmed[line_start..];
-            match has_comment_marker(line).then(|| comment_start(line)).flatten() {
+            match has_comment_marker(line)
+                .then(|| comment_start(line))
+                .flatten()
+            {
                 Some(c) if line_start + c < trimmed.len() => end = line_start + c,
                 _ => {
                     end = trimmed.len();
