@@ -685,10 +685,10 @@ fn effect_of(pair: Pair<Rule>) -> Effect {
 fn has_comment_marker(line: &str) -> bool {
     let mut rest = line.as_bytes();
     while let Some(i) = memchr::memchr2(b'#', b'/', rest) {
-        if rest[i] == b'#' || rest.get(i + 1) == Some(&b'/') {
+        if rest.get(i) == Some(&b'#') || rest.get(i + 1) == Some(&b'/') {
             return true;
         }
-        rest = &rest[i + 1..];
+        rest = rest.get(i + 1..).unwrap_or_default();
     }
     false
 }
