@@ -243,10 +243,8 @@ fn describe(r: Rule) -> &'static str {
         R::object => "the call's arguments in braces, such as `{ path: \"/tmp\" }`",
         R::pair => "a `key: value` pair",
         R::array | R::value | R::kw_true | R::kw_false | R::kw_null => "a value",
-        R::policy | R::item | R::agent_stmt | R::operator | R::name_char | R::perm_part => {
-            "more input"
-        }
-        R::WHITESPACE | R::COMMENT => "more input",
+        R::policy | R::item | R::agent_stmt | R::operator => "more input",
+        R::WHITESPACE | R::comment_body => "more input",
         R::lbrace => "`{`",
         R::rbrace => "`}`",
         R::lparen => "`(`",

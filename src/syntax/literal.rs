@@ -14,6 +14,13 @@ pub struct EscapeError {
 
 /// Decodes the body of a double-quoted string (between the quotes) with JSON escapes.
 pub fn decode_string(body: &str) -> Result<String, EscapeError> {
+    // Printable ASCII and tabs without a backslash, nearly every literal, decode to themselves.
+    if body
+        .bytes()
+        .all(|b| b == b'\t' || (b' '..=b'~').contains(&b) && b != b'\\')
+    {
+        return Ok(body.to_owned());
+    }
     let mut out = String::with_capacity(body.len());
     let mut chars = body.char_indices().peekable();
     while let Some((i, c)) = chars.next() {

@@ -109,9 +109,12 @@ impl Ctx {
         // Trim whitespace and trailing comments (a comment runs to the end of its line).
         loop {
             let trimmed = text[..end].trim_end();
-            let line_start = trimmed.rfind('\n').map_or(0, |i| i + 1);
+            let line_start = memchr::memrchr(b'\n', trimmed.as_bytes()).map_or(0, |i| i + 1);
             let line = &trimmed[line_start..];
-            match comment_start(line) {
+            match has_comment_marker(line)
+                .then(|| comment_start(line))
+                .flatten()
+            {
                 Some(c) if line_start + c < trimmed.len() => end = line_start + c,
                 _ => {
                     end = trimmed.len();
@@ -675,6 +678,19 @@ fn effect_of(pair: Pair<Rule>) -> Effect {
     } else {
         Effect::Deny
     }
+}
+
+/// Whether a line holds a `#` or `//`, the only places a comment can start: a quick test
+/// that spares nearly every span the full scan of [`comment_start`].
+fn has_comment_marker(line: &str) -> bool {
+    let mut rest = line.as_bytes();
+    while let Some(i) = memchr::memchr2(b'#', b'/', rest) {
+        if rest.get(i) == Some(&b'#') || rest.get(i + 1) == Some(&b'/') {
+            return true;
+        }
+        rest = rest.get(i + 1..).unwrap_or_default();
+    }
+    false
 }
 
 fn empty_lit() -> StrLit {
