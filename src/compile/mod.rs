@@ -280,16 +280,7 @@ fn catalog_tables(
             })
         })
         .collect::<Result<Vec<ToolRt>, IdOverflow>>()?;
-    let by_name = policy
-        .tool_index
-        .iter()
-        .map(|(name, ts)| {
-            Ok((
-                name.clone(),
-                ts.iter().map(|&t| tool_id(t)).collect::<Result<_, _>>()?,
-            ))
-        })
-        .collect::<Result<_, IdOverflow>>()?;
+    let by_name = crate::program::tool_names::ToolsByName::new(&tools)?;
     let servers: Vec<String> = policy.servers.iter().map(|s| s.name.clone()).collect();
     let n_tools = tools.len();
     // The program numbers its tools as the resolved policy does (positions in

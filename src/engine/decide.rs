@@ -9,7 +9,7 @@ use crate::program::agent::AgentRt;
 use crate::program::bitset::BitSet;
 use crate::program::catalog::Catalog;
 use crate::program::group::Group;
-use crate::program::ids::{AgentId, ToolId};
+use crate::program::ids::AgentId;
 use crate::resolve::{parse_permission, ArgType};
 use crate::syntax::ast::Effect;
 use crate::value::JsonArgs;
@@ -165,44 +165,43 @@ impl Engine {
         req: &RequestRef<'r, A>,
         explain: bool,
     ) -> Result<Resolved<'a>, Verdict<'a>> {
-        let ids: &[ToolId] = cat.by_name.get(req.tool).map(Vec::as_slice).unwrap_or(&[]);
+        let named = cat.named(req.tool);
+        let mut two = named.clone();
         let chosen = match req.server {
-            Some(server) => ids.iter().copied().find(|&t| {
+            Some(server) => named.clone().find(|&t| {
                 cat.tools[t.index()]
                     .server
                     .is_some_and(|s| cat.servers[s.index()] == server)
             }),
-            None if ids.len() == 1 => Some(ids[0]),
-            None if ids.len() > 1 => {
-                let places: Vec<String> = ids
-                    .iter()
-                    .map(|&t| match cat.tools[t.index()].server {
-                        Some(s) => format!("server `{}`", cat.servers[s.index()]),
-                        None => "a host tool".to_string(),
-                    })
-                    .collect();
-                return Err(Verdict::new(
-                    Reason::AmbiguousTool,
-                    format!(
-                        "tool `{}` is declared as {}; name the server in the request",
-                        req.tool,
-                        places.join(", ")
-                    ),
-                ));
-            }
-            None => None,
+            None => match (two.next(), two.next()) {
+                (Some(t), None) => Some(t),
+                (None, _) => None,
+                (Some(_), Some(_)) => {
+                    let places: Vec<String> = named
+                        .map(|t| match cat.tools[t.index()].server {
+                            Some(s) => format!("server `{}`", cat.servers[s.index()]),
+                            None => "a host tool".to_string(),
+                        })
+                        .collect();
+                    return Err(Verdict::new(
+                        Reason::AmbiguousTool,
+                        format!(
+                            "tool `{}` is declared as {}; name the server in the request",
+                            req.tool,
+                            places.join(", ")
+                        ),
+                    ));
+                }
+            },
         };
         let Some(t) = chosen else {
             let shown = match req.server {
                 Some(s) => format!("{s}.{}", req.tool),
                 None => req.tool.to_string(),
             };
-            let hint = crate::resolve::suggest::did_you_mean(
-                req.tool,
-                cat.by_name.keys().map(String::as_str),
-            )
-            .map(|s| format!(" (did you mean `{s}`?)"))
-            .unwrap_or_default();
+            let hint = crate::resolve::suggest::did_you_mean(req.tool, cat.names())
+                .map(|s| format!(" (did you mean `{s}`?)"))
+                .unwrap_or_default();
             return Err(Verdict::new(
                 Reason::UnknownTool,
                 format!("unknown tool `{shown}`{hint}"),

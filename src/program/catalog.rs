@@ -1,8 +1,8 @@
 //! The tool catalog: tools, servers and the permission gate of every (agent, tool) pair.
 
-use super::ids::{Id, IdOverflow, PermId, ServerId, ToolId};
+use super::ids::{Id, IdOverflow, PermId, ServerId};
+use super::tool_names::{Named, ToolsByName};
 use super::{all_below, check, Invalid};
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 /// One catalog tool.
@@ -22,8 +22,9 @@ pub(crate) struct ToolRt {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Catalog {
     pub tools: Vec<ToolRt>,
+    /// Derived (not stored in bundles): the tools by name.
     #[serde(skip)]
-    pub by_name: FxHashMap<String, Vec<ToolId>>,
+    pub by_name: ToolsByName,
     pub servers: Vec<String>,
     /// `agent * n_tools + tool` -> the first permission not granted, as its ID plus one
     /// (0 when every permission is granted): four bytes a pair (see [`Catalog::missing`]).
@@ -69,8 +70,19 @@ impl Catalog {
                 "argument type out of range",
             )?;
         }
-        self.by_name = by_name(&self.tools).map_err(|_| Invalid("too many tools"))?;
+        self.by_name = ToolsByName::new(&self.tools).map_err(|_| Invalid("too many tools"))?;
         Ok(())
+    }
+
+    /// The tools named `name`, in catalog order (several when servers share a tool name).
+    #[inline]
+    pub(crate) fn named(&self, name: &str) -> Named<'_> {
+        self.by_name.get(&self.tools, name)
+    }
+
+    /// Every distinct tool name.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.by_name.names(&self.tools)
     }
 }
 
@@ -106,13 +118,4 @@ mod gate_encoding {
             .map(|p| Catalog::gate_entry(p).map_err(serde::de::Error::custom))
             .collect()
     }
-}
-
-/// Tool name -> the catalog tools of that name (several when servers share a tool name).
-pub(crate) fn by_name(tools: &[ToolRt]) -> Result<FxHashMap<String, Vec<ToolId>>, IdOverflow> {
-    let mut map: FxHashMap<String, Vec<ToolId>> = FxHashMap::default();
-    for (i, t) in tools.iter().enumerate() {
-        map.entry(t.name.clone()).or_default().push(ToolId::new(i)?);
-    }
-    Ok(map)
 }

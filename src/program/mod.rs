@@ -26,6 +26,7 @@ pub mod needles;
 pub mod perms;
 pub mod rule;
 pub mod target;
+pub(crate) mod tool_names;
 
 pub use rule::RuleRef;
 

@@ -305,7 +305,7 @@ fn unreachable(program: &Program, a: usize, local: LocalRuleId) -> Option<String
             continue;
         }
         let tool = cat.tools.get(t)?;
-        let homonyms = cat.by_name.get(&tool.name).map_or(0, Vec::len);
+        let homonyms = cat.named(&tool.name).count();
         if tool.server.is_none() && homonyms > 1 {
             blocked.push(format!(
                 "`{}` cannot be named (a server declares a tool of that name too)",
