@@ -173,9 +173,9 @@ pub fn literal_split(glob: &str, is_path: bool) -> Option<LiteralSplit> {
     };
     // The path form also matches the directory itself: `(?:GLOB)|(?:DIR)`, split after the
     // literal both branches start with.
-    let dir = match glob.strip_suffix("/**") {
-        Some(dir) if is_path && !dir.is_empty() => Some(simple_tokens(dir)?),
-        _ => None,
+    let dir = match directory_of(glob, is_path) {
+        Some(dir) => Some(simple_tokens(dir)?),
+        None => None,
     };
     let mut n = literal(&tokens);
     if let Some(dir) = &dir {
@@ -197,18 +197,15 @@ pub fn literal_split(glob: &str, is_path: bool) -> Option<LiteralSplit> {
             _ => None,
         })
         .collect();
+    // Written as `translate` writes the whole regex, from the tokens after the literal.
     let branch = |t: &[Simple]| {
-        let mut re = String::from("(?s:(?-u)^");
+        let mut re = String::from("(?-u)^");
         render(t, true, &mut re);
-        re.push_str("$)");
-        re
+        re.push('$');
+        with_dot_all(&re)
     };
     let rest = match &dir {
-        Some(dir) => format!(
-            "(?:{})|(?:{})",
-            branch(tokens.get(n..)?),
-            branch(dir.get(n..)?)
-        ),
+        Some(dir) => either(&branch(tokens.get(n..)?), &branch(dir.get(n..)?)),
         None => branch(tokens.get(n..)?),
     };
     Some(LiteralSplit { prefix, rest })
@@ -240,6 +237,21 @@ fn build(glob: &str) -> Result<String, GlobError> {
     globset_regex(glob, true)
 }
 
+/// The directory a path glob ending in `/**` also matches (`/srv/data` for `/srv/data/**`).
+fn directory_of(glob: &str, is_path: bool) -> Option<&str> {
+    let dir = glob
+        .strip_suffix("/**")
+        .filter(|d| is_path && !d.is_empty())?;
+    // `\\/**` is an escaped backslash then `/**`; `\/**` escapes the `/` itself.
+    let trailing_backslashes = dir.bytes().rev().take_while(|&b| b == b'\\').count();
+    (trailing_backslashes % 2 == 0).then_some(dir)
+}
+
+/// The regex matching what either of two regexes matches.
+fn either(a: &str, b: &str) -> String {
+    format!("(?:{a})|(?:{b})")
+}
+
 /// Translates a glob used in a `matches` condition. A path pattern is first put in the normal
 /// form values are matched in (see [`crate::pattern::path::normalize_pattern`]).
 pub fn translate(written: &str) -> Result<TranslatedGlob, GlobError> {
@@ -261,15 +273,8 @@ pub fn translate(written: &str) -> Result<TranslatedGlob, GlobError> {
         std::borrow::Cow::Borrowed(_) => as_written,
         std::borrow::Cow::Owned(_) => build(glob)?,
     };
-    if is_path {
-        if let Some(dir) = glob.strip_suffix("/**") {
-            // `\\/**` is an escaped backslash then `/**`; `\/**` escapes the `/` itself.
-            let trailing_backslashes = dir.bytes().rev().take_while(|&b| b == b'\\').count();
-            if !dir.is_empty() && trailing_backslashes % 2 == 0 {
-                let dir_regex = build(dir)?;
-                regex = format!("(?:{regex})|(?:{dir_regex})");
-            }
-        }
+    if let Some(dir) = directory_of(glob, is_path) {
+        regex = either(&regex, &build(dir)?);
     }
     let normalized = match normal {
         std::borrow::Cow::Owned(n) => Some(n),

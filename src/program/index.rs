@@ -5,8 +5,8 @@
 //! the value are found by a scan when there are at most 16 of them, else by a binary search
 //! of the sorted prefixes: the greatest prefix not above the value, then the chain of
 //! prefixes it nests in. Prefixes may nest (`/data/team1` starts `/data/team10`), but only a
-//! few deep: a prefix under too many others goes to the shards. One DFA over each matching bucket's suffixes finishes the match;
-//! suffix DFAs are shared, so 10,000 globs `/data/team{i}/**/*.csv` need one. Patterns
+//! few deep: a prefix under too many others goes to the shards. One DFA over each matching
+//! bucket's suffixes finishes the match; suffix DFAs are shared, so 10,000 globs `/data/team{i}/**/*.csv` need one. Patterns
 //! without a usable prefix go to a few unanchored DFA shards.
 //!
 //! The dense DFAs are an optimisation, never a limit on what a policy may say: a pattern a DFA
@@ -59,6 +59,18 @@ const SHARD_PATTERNS: usize = 64;
 const MAX_NESTED_PREFIXES: usize = 8;
 /// With more buckets than this, the prefixes are found by a binary search instead of a scan.
 const SCAN_BUCKETS: usize = 16;
+
+/// Keeps on `chain` (indices of prefixes, each nesting in the one before it) only the prefixes
+/// that `prefix` nests in. Read in sorted order, the prefixes a prefix nests in are exactly
+/// those left on the chain.
+fn nest<'p>(chain: &mut Vec<usize>, prefix: &[u8], prefix_of: impl Fn(usize) -> &'p [u8]) {
+    while chain
+        .last()
+        .is_some_and(|&a| !prefix.starts_with(prefix_of(a)))
+    {
+        chain.pop();
+    }
+}
 
 /// A bucket in the making: its prefix and the suffixes of its patterns with their indices.
 type Bucket<'r> = (Vec<u8>, Vec<(Suffix<'r>, PatternId)>);
@@ -539,12 +551,9 @@ impl PatternIndex {
         let mut kept: Vec<Bucket> = Vec::new();
         let mut ancestors: Vec<usize> = Vec::new();
         for (prefix, members) in groups {
-            while ancestors
-                .last()
-                .is_some_and(|&a| !prefix.starts_with(&kept[a].0))
-            {
-                ancestors.pop();
-            }
+            nest(&mut ancestors, &prefix, |a| {
+                kept.get(a).map_or(&[][..], |k| k.0.as_slice())
+            });
             if ancestors.len() >= MAX_NESTED_PREFIXES {
                 for (_, i) in members {
                     rest.push((parse(&patterns[i.index()])?, i));
@@ -666,21 +675,13 @@ impl PatternIndex {
 
     /// Per bucket, its parent (see [`Large::parents`]); empty with at most
     /// [`SCAN_BUCKETS`] buckets), and the length of the longest chain of nested prefixes.
-    /// With the prefixes sorted, the prefixes a bucket's prefix nests in are exactly those on
-    /// a stack kept as the buckets are read in order.
     fn prefix_parents(&self) -> (Box<[u32]>, usize) {
         let buckets = self.prefix_ends.len();
         let mut parents = Vec::with_capacity(if buckets > SCAN_BUCKETS { buckets } else { 0 });
         let mut chain: Vec<usize> = Vec::new();
         let mut deepest = 0;
         for b in 0..buckets {
-            let prefix = self.prefix(b);
-            while chain
-                .last()
-                .is_some_and(|&a| !prefix.starts_with(self.prefix(a)))
-            {
-                chain.pop();
-            }
+            nest(&mut chain, self.prefix(b), |a| self.prefix(a));
             if buckets > SCAN_BUCKETS {
                 // A bucket index fits a u32: `prefix_ends` holds u32 offsets of non-empty prefixes.
                 parents.push(chain.last().map_or(NO_PARENT, |&a| a as u32));
