@@ -201,7 +201,17 @@ fn check_alternative(
     end: usize,
     brace_start: usize,
 ) -> Result<(), PatternError> {
-    let alt = &glob[start..end];
+    // What the alternative matches: an escaped character stands for itself (`\/` is a `/`).
+    let written = &glob[start..end];
+    let mut alt = String::new();
+    let mut chars = written.chars();
+    while let Some(c) = chars.next() {
+        alt.push(if c == '\\' {
+            chars.next().unwrap_or(c)
+        } else {
+            c
+        });
+    }
     let whole_segment = glob[..brace_start].ends_with('/')
         && matches!(glob[end..].find('}').map(|k| end + k + 1), Some(close) if close == glob.len() || glob[close..].starts_with('/'));
     let bad_part = alt.contains('/')
@@ -211,7 +221,7 @@ fn check_alternative(
     if bad_part || (alt.is_empty() && whole_segment) {
         return Err(PatternError {
             message: format!(
-                "the alternative `{alt}` is not a normalized path: it would only match paths with an empty, `.` or `..` segment, which values never have once normalized"
+                "the alternative `{written}` is not a normalized path: it would only match paths with an empty, `.` or `..` segment, which values never have once normalized"
             ),
             range: start.min(glob.len())..end.max(start + 1).min(glob.len()),
         });
@@ -382,5 +392,10 @@ mod tests {
         let e = normalize_pattern("/a/{,b}/c").unwrap_err();
         assert!(e.message.contains("alternative"), "{}", e.message);
         assert!(normalize_pattern("/a/x{,b}/c").is_ok());
+        // An escaped `/` in an alternative is a `/`: `{\/x}` after a `/` makes an empty
+        // segment, which no normalized value has.
+        let e = normalize_pattern("/{\\/]}").unwrap_err();
+        assert!(e.message.contains("`\\/]`"), "{}", e.message);
+        assert!(normalize_pattern("/{a\\/b,c}").is_ok());
     }
 }
