@@ -56,7 +56,7 @@ pub const MAGIC: &[u8; 8] = b"TOOLGATE";
 /// let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
 /// assert_eq!(version, toolgate::bundle::FORMAT_VERSION);
 /// ```
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 const HEADER_LEN: usize = 56;
 
 /// Why a bundle could not be loaded. `code()` is stable (`toolgate::bundle::*`).
@@ -272,7 +272,7 @@ mod tests {
         assert!(decode(&v)
             .unwrap_err()
             .to_string()
-            .contains("reads version 4"));
+            .contains(&format!("reads version {FORMAT_VERSION}")));
         let mut c = good.clone();
         let last = c.len() - 1;
         c[last] ^= 1;

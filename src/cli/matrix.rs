@@ -59,7 +59,7 @@ pub fn run(args: Args) -> Exit {
                 .original(&loc.file, loc.line)
             {
                 Some(r) => RuleLoc {
-                    file: r.file.clone(),
+                    file: r.file.to_string(),
                     line: r.line,
                     column: r.column,
                     ..loc

@@ -13,19 +13,20 @@ use crate::diagnostic::{code, Diagnostic, Diagnostics};
 use crate::program::agent::AgentRt;
 use crate::program::agent_index::AgentIndex;
 use crate::program::bitset::BitSet;
-use crate::program::catalog::{Catalog, ToolRt};
+use crate::program::catalog::{Catalog, ToolSpec};
 use crate::program::csr::Csr;
 use crate::program::dfa::{DfaError, DfaLimits};
 use crate::program::group::Group;
 use crate::program::ids::{GroupId, IdOverflow, LocalRuleId, RuleId, ServerId, ToolId};
 use crate::program::index::{Automata, PatternIndex};
 use crate::program::perms::{GrantSet, PermTable};
-use crate::program::rule::{RuleRef, RuleRt};
+use crate::program::rule::{RuleRef, Rules};
 use crate::program::target::TargetMatcher;
 use crate::program::Program;
 use crate::resolve::{AgentDef, Grant, NamePattern, Policy, RuleDef};
 use crate::source::Span;
 use crate::syntax::ast::Effect;
+use std::sync::Arc;
 
 /// Compiles a resolved policy with the default size limits.
 pub fn compile(policy: &Policy) -> Result<Program, Diagnostics> {
@@ -116,18 +117,20 @@ type AgentRules<'p> = Vec<(RuleId, &'p RuleDef)>;
 
 /// Step 2: every rule, globally numbered, with its location and message; and each agent's
 /// rules with their IDs.
-fn rule_table(policy: &Policy) -> Result<(Vec<RuleRt>, Vec<AgentRules<'_>>), IdOverflow> {
-    let mut rules: Vec<RuleRt> = Vec::new();
+fn rule_table(policy: &Policy) -> Result<(Rules, Vec<AgentRules<'_>>), IdOverflow> {
+    let mut rules: Vec<(RuleRef, String)> = Vec::new();
     let mut agent_rules = Vec::with_capacity(policy.agents.len());
+    let mut file = None;
     for agent in &policy.agents {
         let mut mine = Vec::with_capacity(agent.rules.len());
+        let agent_name: Arc<str> = Arc::from(agent.name.as_str());
         for rule in &agent.rules {
             let loc = policy.sources.location(rule.span);
             let info = RuleRef {
-                agent: agent.name.clone(),
+                agent: Arc::clone(&agent_name),
                 effect: rule.effect,
                 target: rule.target.text.clone(),
-                file: loc.file,
+                file: crate::program::rule::shared(&mut file, &loc.file),
                 line: loc.line,
                 column: loc.column,
             };
@@ -147,14 +150,11 @@ fn rule_table(policy: &Policy) -> Result<(Vec<RuleRt>, Vec<AgentRules<'_>>), IdO
                 ),
             };
             mine.push((RuleId::new(rules.len())?, rule));
-            rules.push(RuleRt {
-                info,
-                message: message.into(),
-            });
+            rules.push((info, message));
         }
         agent_rules.push(mine);
     }
-    Ok((rules, agent_rules))
+    Ok((Rules::new(rules)?, agent_rules))
 }
 
 /// Step 3: an agent's grants as bitsets over the interned permissions and domains.
@@ -266,10 +266,9 @@ fn catalog_tables(
         .tools
         .iter()
         .map(|t| {
-            Ok(ToolRt {
+            Ok(ToolSpec {
                 server: t.server.map(ServerId::new).transpose()?,
                 name: t.name.clone(),
-                display: policy.tool_display(t),
                 needs: t
                     .needs
                     .iter()
@@ -279,8 +278,7 @@ fn catalog_tables(
                 typed: t.typed_args(),
             })
         })
-        .collect::<Result<Vec<ToolRt>, IdOverflow>>()?;
-    let by_name = crate::program::tool_names::ToolsByName::new(&tools)?;
+        .collect::<Result<Vec<ToolSpec>, IdOverflow>>()?;
     let servers: Vec<String> = policy.servers.iter().map(|s| s.name.clone()).collect();
     let n_tools = tools.len();
     // The program numbers its tools as the resolved policy does (positions in
@@ -321,13 +319,7 @@ fn catalog_tables(
         rt.candidates = Csr::from_rows(candidates)?;
         rt.visible = visible.into_boxed_slice();
     }
-    Ok(Catalog {
-        tools,
-        by_name,
-        servers,
-        gate: gate.into_boxed_slice(),
-        n_tools,
-    })
+    Catalog::new(&tools, servers, gate.into_boxed_slice())
 }
 
 /// Inverts rule -> covered tools (computed by resolve) into tool -> rules, source order kept.

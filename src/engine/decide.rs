@@ -7,27 +7,71 @@ use super::request::RequestRef;
 use super::{evaluate, Engine};
 use crate::program::agent::AgentRt;
 use crate::program::bitset::BitSet;
-use crate::program::catalog::Catalog;
+use crate::program::catalog::{Catalog, Tool};
 use crate::program::group::Group;
 use crate::program::ids::AgentId;
-use crate::resolve::{parse_permission, ArgType};
+use crate::resolve::parse_permission;
 use crate::syntax::ast::Effect;
 use crate::value::JsonArgs;
 use std::borrow::Cow;
 
 /// The resolved tool of a request.
 pub(super) struct Resolved<'a> {
-    display: Cow<'a, str>,
+    /// How messages name the tool.
+    display: Shown<'a>,
     needs_missing: Option<Cow<'a, str>>,
     needs: Vec<String>,
-    required: &'a [String],
-    typed: &'a [(String, ArgType)],
+    /// The catalog tool, whose required and typed arguments are checked (none without a
+    /// catalog).
+    declared: Option<Tool<'a>>,
     group: &'a Group,
     candidates: evaluate::Candidates<'a>,
 }
 
-const NO_REQUIRED: &[String] = &[];
-const NO_TYPED: &[(String, ArgType)] = &[];
+/// How messages name a resolved tool: `server.tool` or `tool`, written only when a message
+/// needs it (an allowed call writes none).
+enum Shown<'a> {
+    Catalog(Tool<'a>),
+    Request(String),
+}
+
+impl Shown<'_> {
+    /// Appends the name to `out`.
+    fn write_to(&self, out: &mut String) {
+        match self {
+            Shown::Catalog(t) => {
+                if let Some(s) = t.server() {
+                    out.push_str(s);
+                    out.push('.');
+                }
+                out.push_str(t.name());
+            }
+            Shown::Request(s) => out.push_str(s),
+        }
+    }
+
+    /// The name's length in bytes.
+    fn len(&self) -> usize {
+        match self {
+            Shown::Catalog(t) => t.server().map_or(0, |s| s.len() + 1) + t.name().len(),
+            Shown::Request(s) => s.len(),
+        }
+    }
+}
+
+impl std::fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Shown::Catalog(t) => {
+                if let Some(s) = t.server() {
+                    write!(f, "{s}.")?;
+                }
+                f.write_str(t.name())
+            }
+            Shown::Request(s) => f.write_str(s),
+        }
+    }
+}
 
 impl Engine {
     /// Decides; when `explanation` is given, records how in it.
@@ -111,10 +155,15 @@ impl Engine {
                 )
             }
         };
-        let rule = &self.program.rules[group.rules[local.index()].index()];
+        let Some(rule) = self.program.rules.get(group.rules[local.index()].index()) else {
+            return Verdict::new(
+                Reason::InternalError,
+                "the deciding rule is missing from the policy; the call is denied",
+            );
+        };
         Verdict {
-            rule: Some(&rule.info),
-            ..Verdict::new(reason, &*rule.message)
+            rule: Some(rule.info),
+            ..Verdict::new(reason, rule.message)
         }
     }
 
@@ -168,18 +217,16 @@ impl Engine {
         let named = cat.named(req.tool);
         let mut two = named.clone();
         let chosen = match req.server {
-            Some(server) => named.clone().find(|&t| {
-                cat.tools[t.index()]
-                    .server
-                    .is_some_and(|s| cat.servers[s.index()] == server)
-            }),
+            Some(server) => named
+                .clone()
+                .find(|&t| cat.tool(t).server() == Some(server)),
             None => match (two.next(), two.next()) {
                 (Some(t), None) => Some(t),
                 (None, _) => None,
                 (Some(_), Some(_)) => {
                     let places: Vec<String> = named
-                        .map(|t| match cat.tools[t.index()].server {
-                            Some(s) => format!("server `{}`", cat.servers[s.index()]),
+                        .map(|t| match cat.tool(t).server() {
+                            Some(s) => format!("server `{s}`"),
                             None => "a host tool".to_string(),
                         })
                         .collect();
@@ -207,23 +254,22 @@ impl Engine {
                 format!("unknown tool `{shown}`{hint}"),
             ));
         };
-        let tool = &cat.tools[t.index()];
-        let slot = agent_id.index() * cat.n_tools + t.index();
+        let tool = cat.tool(t);
+        let slot = agent_id.index() * cat.n_tools() + t.index();
         Ok(Resolved {
-            display: Cow::Borrowed(tool.display.as_str()),
+            display: Shown::Catalog(tool),
             needs_missing: cat
                 .missing(slot)
                 .map(|p| Cow::Borrowed(self.program.perms.name(p))),
             needs: if explain {
-                tool.needs
+                tool.needs()
                     .iter()
                     .map(|&p| self.program.perms.name(p).to_string())
                     .collect()
             } else {
                 Vec::new()
             },
-            required: &tool.required,
-            typed: &tool.typed,
+            declared: Some(tool),
             group: &self.program.groups[agent.group.index()],
             candidates: evaluate::Candidates::List {
                 all: agent.candidates.row(t.index()),
@@ -271,11 +317,10 @@ impl Engine {
             None => evaluate::Candidates::Bits(BitSet::new(0)),
         };
         Ok(Resolved {
-            display: Cow::Owned(display),
+            display: Shown::Request(display),
             needs_missing,
             needs,
-            required: NO_REQUIRED,
-            typed: NO_TYPED,
+            declared: None,
             group: &self.program.groups[agent.group.index()],
             candidates,
         })
@@ -284,14 +329,14 @@ impl Engine {
 
 /// The message of a `no_matching_rule` decision: ``no rule of agent `A` allows T``. Built by
 /// hand: `format!` costs several times as much, and every call no rule admits pays it.
-fn no_rule_allows(agent: &str, tool: &str) -> String {
+fn no_rule_allows(agent: &str, tool: &Shown<'_>) -> String {
     const HEAD: &str = "no rule of agent `";
     const MIDDLE: &str = "` allows ";
     let mut m = String::with_capacity(HEAD.len() + agent.len() + MIDDLE.len() + tool.len());
     m.push_str(HEAD);
     m.push_str(agent);
     m.push_str(MIDDLE);
-    m.push_str(tool);
+    tool.write_to(&mut m);
     m
 }
 
@@ -302,9 +347,10 @@ fn argument_refusal<'e, 'r, A: JsonArgs<'r>>(
     resolved: &Resolved<'e>,
     req: &RequestRef<'r, A>,
 ) -> Option<Verdict<'e>> {
-    if let Some(arg) = resolved.required.iter().find(|a| req.args.arg(a).is_none()) {
+    let tool = resolved.declared?;
+    if let Some(arg) = tool.required().find(|a| req.args.arg(a).is_none()) {
         return Some(Verdict {
-            argument: Some(Cow::Borrowed(arg.as_str())),
+            argument: Some(Cow::Borrowed(arg)),
             ..Verdict::new(
                 Reason::MissingArgument,
                 format!(
@@ -314,13 +360,13 @@ fn argument_refusal<'e, 'r, A: JsonArgs<'r>>(
             )
         });
     }
-    for (arg, ty) in resolved.typed {
+    for (arg, ty) in tool.typed() {
         let Some(value) = req.args.arg(arg) else {
             continue;
         };
         if let Some(given) = ty.mismatch(value) {
             return Some(Verdict {
-                argument: Some(Cow::Borrowed(arg.as_str())),
+                argument: Some(Cow::Borrowed(arg)),
                 ..Verdict::new(
                     Reason::InvalidArgument,
                     format!(
@@ -338,8 +384,9 @@ fn argument_refusal<'e, 'r, A: JsonArgs<'r>>(
 mod tests {
     #[test]
     fn the_no_rule_message_reads_as_documented() {
+        let tool = super::Shown::Request("git.git_push".to_string());
         assert_eq!(
-            super::no_rule_allows("code-assistant", "git.git_push"),
+            super::no_rule_allows("code-assistant", &tool),
             "no rule of agent `code-assistant` allows git.git_push"
         );
     }

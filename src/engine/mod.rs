@@ -301,10 +301,10 @@ impl Engine {
             a.visible
                 .iter()
                 .map(|&t| {
-                    let tool = &cat.tools[t.index()];
+                    let tool = cat.tool(t);
                     VisibleTool {
-                        server: tool.server.map(|s| cat.servers[s.index()].clone()),
-                        tool: tool.name.clone(),
+                        server: tool.server().map(str::to_string),
+                        tool: tool.name().to_string(),
                     }
                 })
                 .collect(),

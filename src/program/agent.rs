@@ -41,10 +41,8 @@ impl AgentRt {
             self.deny_candidates = Csr::unset();
             return Ok(());
         }
-        self.deny_candidates = Csr::from_rows((0..n_tools).map(|t| {
-            let row = self.candidates.row(t).iter().copied();
-            row.filter(is_deny).collect::<Vec<LocalRuleId>>()
-        }))?;
+        debug_assert_eq!(self.candidates.rows(), n_tools);
+        self.deny_candidates = self.candidates.filtered(is_deny)?;
         Ok(())
     }
 }

@@ -1,40 +1,185 @@
 //! The tool catalog: tools, servers and the permission gate of every (agent, tool) pair.
+//!
+//! The tools are stored by column (names, permissions, arguments: each one table for every
+//! tool), so a catalog of 10,000 tools loads in a handful of allocations; [`Tool`] reads one
+//! tool across the columns.
 
-use super::ids::{Id, IdOverflow, PermId, ServerId};
+use super::csr::{Csr, TextTable};
+use super::ids::{ArgNameId, Id, IdOverflow, PermId, ServerId, ToolId};
 use super::tool_names::{Named, ToolsByName};
-use super::{all_below, check, Invalid};
+use super::{check, Invalid};
+use crate::resolve::ArgType;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::collections::HashMap;
 
-/// One catalog tool.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct ToolRt {
+/// One catalog tool as the compiler describes it (see [`Catalog::new`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ToolSpec {
     pub server: Option<ServerId>,
     pub name: String,
-    pub display: String,
     pub needs: Vec<PermId>,
+    /// The required arguments, in declaration order.
     pub required: Vec<String>,
-    /// The arguments with a declared type other than `any`, in declaration order: checked
-    /// before any rule runs. Empty for an untyped tool, which then costs nothing.
-    pub typed: Vec<(String, crate::resolve::ArgType)>,
+    /// The arguments with a declared type other than `any`, in declaration order.
+    pub typed: Vec<(String, ArgType)>,
 }
 
 /// The catalog with the per-(agent, tool) tables.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Catalog {
-    pub tools: Vec<ToolRt>,
+    /// Per tool: its name, without its server's.
+    pub names: TextTable,
+    /// Per tool: the server that declares it (`None` for a host tool).
+    pub server_of: Box<[Option<ServerId>]>,
+    /// Per tool: the permissions it needs.
+    pub needs: Csr<PermId>,
+    /// Per tool: its required arguments (positions in `arg_names`), in declaration order.
+    pub required: Csr<ArgNameId>,
+    /// Per tool: the arguments with a declared type other than `any` (positions in
+    /// `arg_names`), in declaration order; checked before any rule runs. An untyped tool
+    /// has none and costs nothing.
+    pub typed: Csr<ArgNameId>,
+    /// The type of each item of `typed`, item by item.
+    pub types: Box<[ArgType]>,
+    /// Every argument name `required` and `typed` mention, once each (a handful: one string
+    /// each, read without a UTF-8 check on every call).
+    pub arg_names: Box<[Box<str>]>,
+    pub servers: Vec<String>,
     /// Derived (not stored in bundles): the tools by name.
     #[serde(skip)]
     pub by_name: ToolsByName,
-    pub servers: Vec<String>,
     /// `agent * n_tools + tool` -> the first permission not granted, as its ID plus one
     /// (0 when every permission is granted): four bytes a pair (see [`Catalog::missing`]).
     /// Bundles store each entry as an optional permission.
     #[serde(with = "gate_encoding")]
     pub gate: Box<[u32]>,
-    pub n_tools: usize,
+}
+
+/// One tool of a [`Catalog`], read across its columns.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tool<'c> {
+    cat: &'c Catalog,
+    id: ToolId,
+}
+
+impl<'c> Tool<'c> {
+    /// Its position in the catalog.
+    pub(crate) fn id(self) -> ToolId {
+        self.id
+    }
+
+    /// Its name, without its server's.
+    pub(crate) fn name(self) -> &'c str {
+        self.cat.names.get(self.id.index()).unwrap_or("")
+    }
+
+    /// The server that declares it (`None` for a host tool).
+    pub(crate) fn server_id(self) -> Option<ServerId> {
+        self.cat.server_of.get(self.id.index()).copied().flatten()
+    }
+
+    /// The name of the server that declares it.
+    pub(crate) fn server(self) -> Option<&'c str> {
+        let s = self.server_id()?;
+        self.cat.servers.get(s.index()).map(String::as_str)
+    }
+
+    /// `server.name` for a server's tool, `name` for a host tool: how messages name it.
+    pub(crate) fn display(self) -> Cow<'c, str> {
+        match self.server() {
+            Some(s) => Cow::Owned(format!("{s}.{}", self.name())),
+            None => Cow::Borrowed(self.name()),
+        }
+    }
+
+    /// The permissions it needs.
+    pub(crate) fn needs(self) -> &'c [PermId] {
+        self.cat.needs.row(self.id.index())
+    }
+
+    /// Its required arguments, in declaration order.
+    pub(crate) fn required(self) -> impl Iterator<Item = &'c str> + Clone {
+        let names = &self.cat.arg_names;
+        let row = self.cat.required.row(self.id.index()).iter();
+        row.map(move |a| names.get(a.index()).map_or("", |n| &**n))
+    }
+
+    /// Its arguments with a declared type other than `any`, in declaration order.
+    pub(crate) fn typed(self) -> impl Iterator<Item = (&'c str, ArgType)> + Clone {
+        let cat = self.cat;
+        // Most catalogs declare no types: nothing to look up.
+        let t = if cat.types.is_empty() {
+            usize::MAX
+        } else {
+            self.id.index()
+        };
+        let start = cat.typed.row_start(t);
+        let row = cat.typed.row(t).iter();
+        row.zip(cat.types.get(start..).unwrap_or(&[]))
+            .map(move |(a, &ty)| (cat.arg_names.get(a.index()).map_or("", |n| &**n), ty))
+    }
 }
 
 impl Catalog {
+    /// The catalog of `tools` (in catalog order) declared by `servers`, with the permission
+    /// `gate` (see [`Catalog::gate`]).
+    pub(crate) fn new(
+        tools: &[ToolSpec],
+        servers: Vec<String>,
+        gate: Box<[u32]>,
+    ) -> Result<Catalog, IdOverflow> {
+        let mut arg_ids: HashMap<&str, ArgNameId> = HashMap::new();
+        let mut arg_names: Vec<&str> = Vec::new();
+        let mut required = Vec::with_capacity(tools.len());
+        let mut typed = Vec::with_capacity(tools.len());
+        let mut types = Vec::new();
+        for t in tools {
+            let mut row = Vec::with_capacity(t.required.len());
+            for a in &t.required {
+                row.push(intern_name(&mut arg_ids, &mut arg_names, a)?);
+            }
+            required.push(row);
+            let mut row = Vec::with_capacity(t.typed.len());
+            for (a, ty) in &t.typed {
+                row.push(intern_name(&mut arg_ids, &mut arg_names, a)?);
+                types.push(*ty);
+            }
+            typed.push(row);
+        }
+        let mut cat = Catalog {
+            names: TextTable::from_strs(tools.iter().map(|t| &t.name))?,
+            server_of: tools.iter().map(|t| t.server).collect(),
+            needs: Csr::from_rows(tools.iter().map(|t| &t.needs))?,
+            required: Csr::from_rows(required)?,
+            typed: Csr::from_rows(typed)?,
+            types: types.into_boxed_slice(),
+            arg_names: arg_names.into_iter().map(Box::from).collect(),
+            servers,
+            by_name: ToolsByName::default(),
+            gate,
+        };
+        cat.by_name = ToolsByName::new(&cat.names)?;
+        Ok(cat)
+    }
+
+    /// Number of tools.
+    #[inline]
+    pub(crate) fn n_tools(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Tool `t`.
+    #[inline]
+    pub(crate) fn tool(&self, t: ToolId) -> Tool<'_> {
+        Tool { cat: self, id: t }
+    }
+
+    /// Every tool, in catalog order.
+    pub(crate) fn tools(&self) -> impl Iterator<Item = Tool<'_>> {
+        (0..self.n_tools()).filter_map(|t| Some(self.tool(ToolId::new(t).ok()?)))
+    }
+
     /// Checks every table against `n_agents` agents and `n_perms` permissions, then rebuilds
     /// the name lookup.
     pub(crate) fn validate_and_rebuild(
@@ -42,9 +187,18 @@ impl Catalog {
         n_agents: usize,
         n_perms: usize,
     ) -> Result<(), Invalid> {
-        check(self.n_tools == self.tools.len(), "tool count mismatch")?;
+        let n_tools = self.names.len();
+        check(self.names.is_valid(), "tool names are inconsistent")?;
+        check(
+            self.server_of.len() == n_tools
+                && self.needs.is_valid(n_tools, n_perms)
+                && self.required.is_valid(n_tools, self.arg_names.len())
+                && self.typed.is_valid(n_tools, self.arg_names.len())
+                && self.types.len() == self.typed.items().len(),
+            "tool table size mismatch",
+        )?;
         let slots = n_agents
-            .checked_mul(self.n_tools)
+            .checked_mul(n_tools)
             .ok_or(Invalid("table size overflow"))?;
         check(
             self.gate.len() == slots,
@@ -56,34 +210,47 @@ impl Catalog {
                 .all(|&g| g.checked_sub(1).is_none_or(|p| (p as usize) < n_perms)),
             "gate permission out of range",
         )?;
-        for t in &self.tools {
-            check(
-                t.server.is_none_or(|s| s.index() < self.servers.len()),
-                "tool server out of range",
-            )?;
-            check(all_below(&t.needs, n_perms), "tool permission out of range")?;
-            check(
-                t.typed.iter().all(|(_, ty)| {
-                    !ty.is_any()
-                        && usize::from(ty.arrays) <= crate::resolve::arg_type::MAX_ARRAY_DEPTH
-                }),
-                "argument type out of range",
-            )?;
-        }
-        self.by_name = ToolsByName::new(&self.tools).map_err(|_| Invalid("too many tools"))?;
+        check(
+            self.server_of
+                .iter()
+                .all(|s| s.is_none_or(|s| s.index() < self.servers.len())),
+            "tool server out of range",
+        )?;
+        check(
+            self.types.iter().all(|ty| {
+                !ty.is_any() && usize::from(ty.arrays) <= crate::resolve::arg_type::MAX_ARRAY_DEPTH
+            }),
+            "argument type out of range",
+        )?;
+        self.by_name = ToolsByName::new(&self.names).map_err(|_| Invalid("too many tools"))?;
         Ok(())
     }
 
     /// The tools named `name`, in catalog order (several when servers share a tool name).
     #[inline]
     pub(crate) fn named(&self, name: &str) -> Named<'_> {
-        self.by_name.get(&self.tools, name)
+        self.by_name.get(&self.names, name)
     }
 
     /// Every distinct tool name.
     pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
-        self.by_name.names(&self.tools)
+        self.by_name.names(&self.names)
     }
+}
+
+/// The ID of argument name `name`, added to `names` when it is new.
+fn intern_name<'a>(
+    ids: &mut HashMap<&'a str, ArgNameId>,
+    names: &mut Vec<&'a str>,
+    name: &'a str,
+) -> Result<ArgNameId, IdOverflow> {
+    if let Some(&id) = ids.get(name) {
+        return Ok(id);
+    }
+    let id = ArgNameId::new(names.len())?;
+    names.push(name);
+    ids.insert(name, id);
+    Ok(id)
 }
 
 impl Catalog {

@@ -1,6 +1,7 @@
 //! Compact tables: many small lists in two vectors (compressed sparse rows), and many small
-//! strings in one. They keep compiled engines and bundles to a handful of allocations, so a
-//! bundle of thousands of rules loads in milliseconds.
+//! strings in one (packed in one allocation, or, for tables read on every decision, in one
+//! `str` beside their ends). They keep compiled engines and bundles to a handful of
+//! allocations, so a bundle of thousands of rules loads in milliseconds.
 
 use super::ids::{Id, IdOverflow};
 use serde::de::{DeserializeSeed, SeqAccess, Visitor};
@@ -52,6 +53,52 @@ impl<T: Id> Csr<T> {
                 .map_err(|_| IdOverflow("items in one table"))?;
             items.extend_from_slice(row);
             offsets.push(end);
+        }
+        Csr::pack(&offsets, &items).ok_or(IdOverflow("rows in one table"))
+    }
+
+    /// The table of `rows` rows where row `r` holds, in the order given, the items paired
+    /// with `r` (pairs naming a row past the last are left out): built by counting, in one
+    /// allocation, however many rows there are.
+    pub fn from_pairs(
+        rows: usize,
+        pairs: impl Iterator<Item = (usize, T)> + Clone,
+    ) -> Result<Csr<T>, IdOverflow> {
+        let too_many = || IdOverflow("items in one table");
+        let mut ends = vec![0u32; rows + 1];
+        for (r, _) in pairs.clone() {
+            if let Some(n) = ends.get_mut(r + 1) {
+                *n = n.checked_add(1).ok_or_else(too_many)?;
+            }
+        }
+        let mut total = 0u32;
+        for end in &mut ends {
+            total = total.checked_add(*end).ok_or_else(too_many)?;
+            *end = total;
+        }
+        let n_items = ends.last().map_or(0, |&n| n as usize);
+        let mut items = vec![T::from_raw(0); n_items];
+        // `ends[r]` is where row `r`'s next item goes; once filled it is where row `r` ends.
+        let mut next = ends.clone();
+        for (r, item) in pairs {
+            if let Some(at) = next.get_mut(r) {
+                if let Some(slot) = items.get_mut(*at as usize) {
+                    *slot = item;
+                    *at += 1;
+                }
+            }
+        }
+        Csr::pack(&ends, &items).ok_or(IdOverflow("rows in one table"))
+    }
+
+    /// The table of the same rows keeping only the items `keep` accepts.
+    pub fn filtered(&self, keep: impl Fn(&T) -> bool) -> Result<Csr<T>, IdOverflow> {
+        let mut offsets = Vec::with_capacity(self.rows() + 1);
+        offsets.push(0u32);
+        let mut items = Vec::new();
+        for r in 0..self.rows() {
+            items.extend(self.row(r).iter().copied().filter(|i| keep(i)));
+            offsets.push(u32::try_from(items.len()).map_err(|_| IdOverflow("items in one table"))?);
         }
         Csr::pack(&offsets, &items).ok_or(IdOverflow("rows in one table"))
     }
@@ -345,6 +392,66 @@ impl Strings {
     }
 }
 
+/// Many strings in one `str`, with where each ends: string `i` is read back as a slice of it,
+/// with no UTF-8 check, so this is the table for strings read on every decision (tool names,
+/// rule messages); [`Strings`] packs per-agent tables tighter but checks on every read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextTable {
+    text: Box<str>,
+    ends: Box<[u32]>,
+}
+
+impl TextTable {
+    /// The strings end to end; an error when the text would outgrow a `u32` offset.
+    pub fn from_strs<S: AsRef<str>>(
+        strings: impl IntoIterator<Item = S>,
+    ) -> Result<TextTable, IdOverflow> {
+        let mut text = String::new();
+        let mut ends = Vec::new();
+        for s in strings {
+            text.push_str(s.as_ref());
+            ends.push(
+                u32::try_from(text.len()).map_err(|_| IdOverflow("bytes in one text table"))?,
+            );
+        }
+        Ok(TextTable {
+            text: text.into_boxed_str(),
+            ends: ends.into_boxed_slice(),
+        })
+    }
+
+    /// Number of strings.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// String `i`, or `None` when out of range.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let start = match i.checked_sub(1) {
+            Some(before) => *self.ends.get(before)? as usize,
+            None => 0,
+        };
+        self.text.get(start..*self.ends.get(i)? as usize)
+    }
+
+    /// True when the ends ascend to the end of the text, each on a character boundary.
+    pub fn is_valid(&self) -> bool {
+        self.ends.windows(2).all(|w| w[0] <= w[1])
+            && self.ends.last().map_or(0, |&e| e as usize) == self.text.len()
+            && self
+                .ends
+                .iter()
+                .all(|&e| self.text.is_char_boundary(e as usize))
+    }
+}
+
 impl Serialize for Strings {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
@@ -391,6 +498,22 @@ mod tests {
         assert!(s.is_valid(3));
         let broken = Strings::pack(&[0, 1, 2], "é");
         assert!(!broken.is_valid(2));
+        let t = TextTable::from_strs(["é", "", "ab"]).unwrap();
+        assert_eq!(
+            (t.get(0), t.get(1), t.get(2), t.get(3), t.len()),
+            (Some("é"), Some(""), Some("ab"), None, 3)
+        );
+        assert!(t.is_valid());
+        let back: TextTable = postcard::from_bytes(&postcard::to_allocvec(&t).unwrap()).unwrap();
+        assert_eq!(back, t);
+        // Ends past the text, inside a character, or descending are refused.
+        for ends in [vec![2u32, 2, 5], vec![1, 1, 4], vec![2, 1, 4]] {
+            let broken = TextTable {
+                ends: ends.into_boxed_slice(),
+                ..t.clone()
+            };
+            assert!(!broken.is_valid(), "{broken:?}");
+        }
         let unset = Csr::<CondId>::unset();
         assert_eq!(
             (unset.rows(), unset.row(0), unset.items()),
@@ -417,6 +540,16 @@ mod tests {
                 proptest::prop_assert_eq!(t.row(i), &r[..]);
                 offsets.push(offsets[i] + r.len() as u32);
             }
+            let odd = |c: &CondId| c.index() % 2 == 1;
+            let kept: Vec<Vec<CondId>> = ids.iter().map(|r| r.iter().copied().filter(odd).collect()).collect();
+            proptest::prop_assert_eq!(t.filtered(odd).unwrap(), Csr::from_rows(&kept).unwrap());
+            // Rows by item (a transpose): pairs build the same table as rows collected one by one.
+            let pairs = ids.iter().enumerate().flat_map(|(r, row)| row.iter().map(move |&c| (c.index() % 7, CondId::new(r).unwrap())));
+            let mut by_item = vec![Vec::new(); 7];
+            for (r, c) in pairs.clone() {
+                by_item[r].push(c);
+            }
+            proptest::prop_assert_eq!(Csr::from_pairs(7, pairs).unwrap(), Csr::from_rows(&by_item).unwrap());
             let items: Vec<CondId> = ids.concat();
             let bytes = postcard::to_allocvec(&t).unwrap();
             proptest::prop_assert_eq!(&bytes, &postcard::to_allocvec(&(&offsets, &items)).unwrap());

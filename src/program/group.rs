@@ -282,15 +282,15 @@ impl Group {
                 if index.matcher.n_patterns() < FOCUS_MIN_PATTERNS {
                     continue;
                 }
-                let mut rows = vec![Vec::new(); n];
-                for p in 0..index.conds.rows() {
-                    for &c in index.conds.row(p) {
-                        if let Some(row) = c.index().checked_sub(lo).and_then(|i| rows.get_mut(i)) {
-                            row.push(PatternId::new(p)?);
-                        }
-                    }
-                }
-                index.by_cond = Csr::from_rows(rows)?;
+                PatternId::new(index.conds.rows())?;
+                let conds = &index.conds;
+                let pairs = (0..conds.rows())
+                    .filter_map(|p| Some((p, PatternId::new(p).ok()?)))
+                    .flat_map(|(p, pattern)| {
+                        let rows = conds.row(p).iter();
+                        rows.filter_map(move |c| Some((c.index().checked_sub(lo)?, pattern)))
+                    });
+                index.by_cond = Csr::from_pairs(n, pairs)?;
             }
         }
         Ok(())

@@ -155,6 +155,11 @@ id_kind!(
     "arguments of one agent"
 );
 id_kind!(
+    /// An argument name of the catalog: its position among the names tools declare.
+    ArgNameId,
+    "argument names"
+);
+id_kind!(
     /// A pattern of one pattern index (or of one target matcher's patterns): its position in
     /// the list the index was built from.
     PatternId,

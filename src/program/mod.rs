@@ -38,7 +38,7 @@ use ids::{AgentId, Id};
 use index::{Automata, BuiltFallback, PatternIndex};
 use needles::NeedleMatcher;
 use perms::PermTable;
-use rule::RuleRt;
+use rule::Rules;
 use serde::{Deserialize, Serialize};
 
 /// Why a decoded program was refused: which table is inconsistent.
@@ -90,7 +90,7 @@ pub struct Program {
     #[serde(skip)]
     pub(crate) agent_index: AgentIndex,
     pub(crate) catalog: Option<Catalog>,
-    pub(crate) rules: Vec<RuleRt>,
+    pub(crate) rules: Rules,
     pub(crate) groups: Vec<Group>,
     pub(crate) perms: PermTable,
     pub(crate) automata: Automata,
@@ -103,6 +103,7 @@ impl Program {
     /// Validates a decoded program and rebuilds its lookup maps, automata and derived tables.
     pub(crate) fn validate_and_rebuild(&mut self) -> Result<(), Invalid> {
         self.perms.rebuild()?;
+        self.rules.validate()?;
         check(!self.groups.is_empty(), "no rule groups")?;
         for g in &self.groups {
             g.validate(self.rules.len(), &self.automata, &self.needles)?;
@@ -155,7 +156,7 @@ impl Program {
     /// lookup.
     fn validate_agents(&mut self) -> Result<(), Invalid> {
         let (n_perms, n_domains) = (self.perms.len(), self.perms.domain_len());
-        let n_tools = self.catalog.as_ref().map_or(0, |c| c.tools.len());
+        let n_tools = self.catalog.as_ref().map_or(0, Catalog::n_tools);
         self.agent_index =
             AgentIndex::build(&self.agents).map_err(|_| Invalid("duplicate agent"))?;
         for a in &self.agents {
@@ -205,8 +206,7 @@ impl Program {
         // for the slack.
         self.agents.shrink_to_fit();
         self.groups.shrink_to_fit();
-        self.rules.shrink_to_fit();
-        let n_tools = self.catalog.as_ref().map_or(0, |c| c.n_tools);
+        let n_tools = self.catalog.as_ref().map_or(0, Catalog::n_tools);
         for a in &mut self.agents {
             if let Some(group) = self.groups.get(a.group.index()) {
                 a.derive(group, n_tools)?;

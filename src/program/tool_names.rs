@@ -1,7 +1,7 @@
 //! Tool name -> the catalog tools of that name, without an owned string per name: loading a
 //! catalog of 10,000 tools builds one hash table of tool IDs, not 10,000 strings and lists.
 
-use super::catalog::ToolRt;
+use super::csr::TextTable;
 use super::ids::{Id, IdOverflow, ToolId};
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
@@ -22,21 +22,22 @@ fn hash(name: &str) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(name)
 }
 
-fn name_of(tools: &[ToolRt], t: ToolId) -> &str {
-    tools.get(t.index()).map_or("", |t| t.name.as_str())
+fn name_of(names: &TextTable, t: ToolId) -> &str {
+    names.get(t.index()).unwrap_or("")
 }
 
 impl ToolsByName {
-    /// Indexes `tools` by name.
-    pub(crate) fn new(tools: &[ToolRt]) -> Result<ToolsByName, IdOverflow> {
+    /// Indexes the tools named `tools` (tool `i` is named `tools.get(i)`) by name.
+    pub(crate) fn new(tools: &TextTable) -> Result<ToolsByName, IdOverflow> {
         let mut first: HashTable<ToolId> = HashTable::with_capacity(tools.len());
         let mut next = vec![END; tools.len()];
         // From the last tool to the first, each one going in front of its name's chain, so
         // that a chain lists its tools in catalog order.
-        for (i, tool) in tools.iter().enumerate().rev() {
+        for i in (0..tools.len()).rev() {
             let id = ToolId::new(i)?;
-            let h = hash(&tool.name);
-            match first.find_mut(h, |&t| name_of(tools, t) == tool.name) {
+            let name = name_of(tools, id);
+            let h = hash(name);
+            match first.find_mut(h, |&t| name_of(tools, t) == name) {
                 Some(head) => {
                     if let Some(slot) = next.get_mut(i) {
                         *slot = head.raw();
@@ -55,7 +56,7 @@ impl ToolsByName {
     }
 
     /// The tools of `tools` (the catalog this was built from) named `name`, in catalog order.
-    pub(crate) fn get<'a>(&'a self, tools: &'a [ToolRt], name: &str) -> Named<'a> {
+    pub(crate) fn get<'a>(&'a self, tools: &'a TextTable, name: &str) -> Named<'a> {
         Named {
             at: self
                 .first
@@ -66,7 +67,7 @@ impl ToolsByName {
     }
 
     /// Every distinct tool name of `tools` (the catalog this was built from).
-    pub(crate) fn names<'a>(&'a self, tools: &'a [ToolRt]) -> impl Iterator<Item = &'a str> {
+    pub(crate) fn names<'a>(&'a self, tools: &'a TextTable) -> impl Iterator<Item = &'a str> {
         self.first.iter().map(move |&t| name_of(tools, t))
     }
 }
@@ -99,23 +100,9 @@ impl Iterator for Named<'_> {
 mod tests {
     use super::*;
 
-    fn tool(name: &str) -> ToolRt {
-        ToolRt {
-            server: None,
-            name: name.to_string(),
-            display: name.to_string(),
-            needs: Vec::new(),
-            required: Vec::new(),
-            typed: Vec::new(),
-        }
-    }
-
     #[test]
     fn every_tool_of_a_name_is_found_in_catalog_order() {
-        let tools: Vec<ToolRt> = ["read", "write", "read", "list", "read"]
-            .iter()
-            .map(|n| tool(n))
-            .collect();
+        let tools = TextTable::from_strs(["read", "write", "read", "list", "read"]).unwrap();
         let by_name = ToolsByName::new(&tools).unwrap();
         let ids =
             |name: &str| -> Vec<usize> { by_name.get(&tools, name).map(|t| t.index()).collect() };
@@ -135,10 +122,10 @@ mod tests {
             names in proptest::collection::vec("[ab]{0,3}", 0..40),
             asked in "[ab]{0,3}",
         ) {
-            let tools: Vec<ToolRt> = names.iter().map(|n| tool(n)).collect();
+            let tools = TextTable::from_strs(&names).unwrap();
             let by_name = ToolsByName::new(&tools).unwrap();
             let found: Vec<usize> = by_name.get(&tools, &asked).map(|t| t.index()).collect();
-            let scanned: Vec<usize> = (0..tools.len()).filter(|&i| names[i] == asked).collect();
+            let scanned: Vec<usize> = (0..names.len()).filter(|&i| names[i] == asked).collect();
             proptest::prop_assert_eq!(found, scanned);
         }
     }

@@ -157,16 +157,16 @@ fn catalog(program: &Program, out: &mut Writer) -> Result<(), Refusal> {
         .flat_map(|g| g.args.iter())
         .filter_map(|a| a.path.first().map(String::as_str))
         .collect();
-    let decl = |t: &crate::program::catalog::ToolRt| -> Result<String, Refusal> {
-        let mut s = format!("tool {}", name(&t.name));
-        let type_of = |arg: &str| t.typed.iter().find(|(n, _)| n == arg).map(|(_, ty)| ty);
+    let decl = |t: crate::program::catalog::Tool<'_>| -> Result<String, Refusal> {
+        let mut s = format!("tool {}", name(t.name()));
+        let type_of = |arg: &str| t.typed().find(|(n, _)| *n == arg).map(|(_, ty)| ty);
         let mut params: Vec<String> = Vec::new();
         // Both lists are in declaration order, which decides which missing or ill-typed
         // argument a denial names: merge them keeping both orders (where an untyped required
         // argument stands among optional typed ones decides nothing).
-        let (mut r, mut ty) = (t.required.iter().peekable(), t.typed.iter().peekable());
+        let (mut r, mut ty) = (t.required().peekable(), t.typed().peekable());
         loop {
-            let required = |a: &str| t.required.iter().any(|x| x == a);
+            let required = |a: &str| t.required().any(|x| x == a);
             match (r.peek(), ty.peek()) {
                 (Some(a), _) if type_of(a).is_none() => {
                     params.push(name(a));
@@ -176,7 +176,7 @@ fn catalog(program: &Program, out: &mut Writer) -> Result<(), Refusal> {
                     params.push(format!("{}?: {typ}", name(a)));
                     ty.next();
                 }
-                (Some(a), Some((b, typ))) if *a == b => {
+                (Some(a), Some((b, typ))) if a == b => {
                     params.push(format!("{}: {typ}", name(a)));
                     r.next();
                     ty.next();
@@ -185,25 +185,28 @@ fn catalog(program: &Program, out: &mut Writer) -> Result<(), Refusal> {
                 _ => {
                     return Err(Refusal(format!(
                         "the arguments of tool `{}` are in no declaration order",
-                        t.display
+                        t.display()
                     )))
                 }
             }
         }
         if !params.is_empty() {
-            let known = |a: &str| t.required.iter().any(|r| r == a) || type_of(a).is_some();
+            let known = |a: &str| t.required().any(|r| r == a) || type_of(a).is_some();
             for arg in constrained.iter().filter(|a| !known(a)) {
                 params.push(format!("{}?", name(arg)));
             }
             let _ = write!(s, "({})", params.join(", "));
         }
-        if !t.needs.is_empty() {
+        if !t.needs().is_empty() {
             let needs: Result<Vec<&str>, Refusal> = t
-                .needs
+                .needs()
                 .iter()
                 .map(|&p| {
                     program.perms.get_name(p).ok_or_else(|| {
-                        Refusal(format!("tool `{}` needs an unknown permission", t.display))
+                        Refusal(format!(
+                            "tool `{}` needs an unknown permission",
+                            t.display()
+                        ))
                     })
                 })
                 .collect();
@@ -213,8 +216,8 @@ fn catalog(program: &Program, out: &mut Writer) -> Result<(), Refusal> {
     };
     // Tools in catalog order; a server's tools in one block, where its first tool is.
     let mut written: BTreeSet<usize> = BTreeSet::new();
-    for t in &cat.tools {
-        match t.server {
+    for t in cat.tools() {
+        match t.server_id() {
             None => out.line(&decl(t)?),
             Some(s) if written.insert(s.index()) => {
                 let server = cat
@@ -222,7 +225,7 @@ fn catalog(program: &Program, out: &mut Writer) -> Result<(), Refusal> {
                     .get(s.index())
                     .ok_or_else(|| Refusal("a tool's server is out of range".into()))?;
                 out.line(&format!("server {} {{", name(server)));
-                for u in cat.tools.iter().filter(|u| u.server == Some(s)) {
+                for u in cat.tools().filter(|u| u.server_id() == Some(s)) {
                     out.line(&format!("  {}", decl(u)?));
                 }
                 out.line("}");
@@ -310,10 +313,10 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
         if !conds.is_empty() {
             let _ = write!(s, " where {}", conds.join(" and "));
         }
-        if info.effect == Effect::Deny && *rule.message != compiled_message(info) {
-            let _ = write!(s, " because {}", string(&rule.message));
+        if info.effect == Effect::Deny && rule.message != compiled_message(info) {
+            let _ = write!(s, " because {}", string(rule.message));
         }
-        out.rules_by_line.insert(out.line + 1, info.clone());
+        out.rules_by_line.insert(out.line + 1, (*info).clone());
         out.line(&s);
     }
     out.line("}");

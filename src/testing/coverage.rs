@@ -166,11 +166,11 @@ impl Coverage {
         let mut out: Vec<(String, Tally)> = Vec::new();
         for r in &self.rules {
             match out.last_mut() {
-                Some((agent, t)) if *agent == r.rule.agent => t.count(&r.status),
+                Some((agent, t)) if **agent == *r.rule.agent => t.count(&r.status),
                 _ => {
                     let mut t = Tally::default();
                     t.count(&r.status);
-                    out.push((r.rule.agent.clone(), t));
+                    out.push((r.rule.agent.to_string(), t));
                 }
             }
         }
@@ -234,14 +234,10 @@ pub fn coverage(engine: &Engine) -> Coverage {
         .enumerate()
         .map(|(i, r)| {
             let at = &r.info;
-            ((at.agent.as_str(), at.file.as_str(), at.line, at.column), i)
+            ((&*at.agent, &*at.file, at.line, at.column), i)
         })
         .collect();
-    let find = |r: &RuleRef| {
-        index
-            .get(&(r.agent.as_str(), r.file.as_str(), r.line, r.column))
-            .copied()
-    };
+    let find = |r: &RuleRef| index.get(&(&*r.agent, &*r.file, r.line, r.column)).copied();
     for case in engine.test_cases() {
         for (i, how) in exercised(engine, case, &find) {
             if let Some(rule) = rules.get_mut(i) {
@@ -300,23 +296,23 @@ fn unreachable(program: &Program, a: usize, local: LocalRuleId) -> Option<String
     let cat = program.catalog.as_ref()?;
     let agent = program.agents.get(a)?;
     let mut blocked = Vec::new();
-    for t in 0..cat.n_tools {
+    for tool in cat.tools() {
+        let t = tool.id().index();
         if !agent.candidates.row(t).contains(&local) {
             continue;
         }
-        let tool = cat.tools.get(t)?;
-        let homonyms = cat.named(&tool.name).count();
-        if tool.server.is_none() && homonyms > 1 {
+        let homonyms = cat.named(tool.name()).count();
+        if tool.server().is_none() && homonyms > 1 {
             blocked.push(format!(
                 "`{}` cannot be named (a server declares a tool of that name too)",
-                tool.display
+                tool.display()
             ));
             continue;
         }
-        match cat.missing(a * cat.n_tools + t) {
+        match cat.missing(a * cat.n_tools() + t) {
             Some(p) => blocked.push(format!(
                 "`{}` needs `{}`, which agent `{}` is not granted",
-                tool.display,
+                tool.display(),
                 program.perms.name(p),
                 agent.name
             )),

@@ -175,7 +175,7 @@ impl Outcome {
                 (
                     r.effect.as_str().to_string(),
                     r.target.clone(),
-                    r.file.clone(),
+                    r.file.to_string(),
                     r.line,
                     r.column,
                 )
