@@ -12,16 +12,8 @@ runs=${2:-3}
 cargo build --release --quiet --bin toolgate --example generate_policy --example generate_requests
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-best() { # command... -> best wall time in seconds over $runs runs
-  local b=""
-  for _ in $(seq "$runs"); do
-    local s e t
-    s=$(date +%s.%N); "$@" >/dev/null; e=$(date +%s.%N)
-    t=$(awk -v s="$s" -v e="$e" 'BEGIN { print e - s }')
-    if [ -z "$b" ] || awk -v t="$t" -v b="$b" 'BEGIN { exit !(t < b) }'; then b=$t; fi
-  done
-  printf '%.3f' "$b"
-}
+# shellcheck source=scripts/best_time.sh
+. scripts/best_time.sh
 printf '| layout | N | input | load only (s) | %s varied (s) | per decision (µs) | %s same (s) | per decision (µs) |\n' "$k" "$k"
 printf '| --- | --- | --- | --- | --- | --- | --- | --- |\n'
 for layout in wide deep; do
@@ -32,10 +24,10 @@ for layout in wide deep; do
     target/release/examples/generate_requests "$layout" "$n" "$k" same > "$tmp/same.jsonl"
     : > "$tmp/empty.jsonl"
     for input in p.policy p.bundle; do
-      load=$(best sh -c "target/release/toolgate eval '$tmp/$input' --request - < '$tmp/empty.jsonl'")
+      load=$(best 3 sh -c "target/release/toolgate eval '$tmp/$input' --request - < '$tmp/empty.jsonl'")
       row="| $layout | $n | $input | $load"
       for kind in varied same; do
-        full=$(best sh -c "target/release/toolgate eval '$tmp/$input' --request - < '$tmp/$kind.jsonl'")
+        full=$(best 3 sh -c "target/release/toolgate eval '$tmp/$input' --request - < '$tmp/$kind.jsonl'")
         per=$(awk -v f="$full" -v l="$load" -v k="$k" 'BEGIN { printf "%.2f", (f - l) * 1000000 / k }')
         row="$row | $full | $per"
       done
