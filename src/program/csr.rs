@@ -392,13 +392,24 @@ impl Strings {
     }
 }
 
-/// Many strings in one `str`, with where each ends: string `i` is read back as a slice of it,
-/// with no UTF-8 check, so this is the table for strings read on every decision (tool names,
-/// rule messages); [`Strings`] packs per-agent tables tighter but checks on every read.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Many strings in one `str`, with where each starts and ends: string `i` is read back as a
+/// slice of it, with no UTF-8 check, so this is the table for strings read on every decision
+/// (tool names, rule messages); [`Strings`] packs per-agent tables tighter but checks on
+/// every read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TextTable {
     text: Box<str>,
-    ends: Box<[u32]>,
+    /// `[0, end of string 0, end of string 1, ...]`.
+    bounds: Box<[u32]>,
+}
+
+impl Default for TextTable {
+    fn default() -> TextTable {
+        TextTable {
+            text: Box::default(),
+            bounds: Box::new([0]),
+        }
+    }
 }
 
 impl TextTable {
@@ -407,46 +418,58 @@ impl TextTable {
         strings: impl IntoIterator<Item = S>,
     ) -> Result<TextTable, IdOverflow> {
         let mut text = String::new();
-        let mut ends = Vec::new();
+        let mut bounds = vec![0];
         for s in strings {
             text.push_str(s.as_ref());
-            ends.push(
-                u32::try_from(text.len()).map_err(|_| IdOverflow("bytes in one text table"))?,
-            );
+            let end =
+                u32::try_from(text.len()).map_err(|_| IdOverflow("bytes in one text table"))?;
+            bounds.push(end);
         }
         Ok(TextTable {
             text: text.into_boxed_str(),
-            ends: ends.into_boxed_slice(),
+            bounds: bounds.into_boxed_slice(),
         })
     }
 
     /// Number of strings.
     #[inline]
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.bounds.len().saturating_sub(1)
     }
 
     /// True when there are none.
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.len() == 0
+    }
+
+    /// The byte range of string `i`.
+    #[inline]
+    fn range(&self, i: usize) -> Option<std::ops::Range<usize>> {
+        let start = *self.bounds.get(i)? as usize;
+        Some(start..*self.bounds.get(i + 1)? as usize)
     }
 
     /// String `i`, or `None` when out of range.
     #[inline]
     pub fn get(&self, i: usize) -> Option<&str> {
-        let start = match i.checked_sub(1) {
-            Some(before) => *self.ends.get(before)? as usize,
-            None => 0,
-        };
-        self.text.get(start..*self.ends.get(i)? as usize)
+        self.text.get(self.range(i)?)
     }
 
-    /// True when the ends ascend to the end of the text, each on a character boundary.
+    /// True when string `i` is `s` (a byte comparison).
+    #[inline]
+    pub fn is(&self, i: usize, s: &str) -> bool {
+        let bytes = self.range(i).and_then(|r| self.text.as_bytes().get(r));
+        bytes == Some(s.as_bytes())
+    }
+
+    /// True when the bounds start at 0 and ascend to the end of the text, each on a character
+    /// boundary.
     pub fn is_valid(&self) -> bool {
-        self.ends.windows(2).all(|w| w[0] <= w[1])
-            && self.ends.last().map_or(0, |&e| e as usize) == self.text.len()
+        self.bounds.first() == Some(&0)
+            && self.bounds.windows(2).all(|w| w[0] <= w[1])
+            && self.bounds.last().map_or(0, |&e| e as usize) == self.text.len()
             && self
-                .ends
+                .bounds
                 .iter()
                 .all(|&e| self.text.is_char_boundary(e as usize))
     }
@@ -503,13 +526,20 @@ mod tests {
             (t.get(0), t.get(1), t.get(2), t.get(3), t.len()),
             (Some("é"), Some(""), Some("ab"), None, 3)
         );
+        assert!(t.is(0, "é") && t.is(1, "") && !t.is(2, "a") && !t.is(3, ""));
         assert!(t.is_valid());
         let back: TextTable = postcard::from_bytes(&postcard::to_allocvec(&t).unwrap()).unwrap();
         assert_eq!(back, t);
-        // Ends past the text, inside a character, or descending are refused.
-        for ends in [vec![2u32, 2, 5], vec![1, 1, 4], vec![2, 1, 4]] {
+        // Bounds past the text, inside a character, descending or not from 0 are refused.
+        for bounds in [
+            vec![0u32, 2, 2, 5],
+            vec![0, 1, 1, 4],
+            vec![0, 2, 1, 4],
+            vec![1, 2, 2, 4],
+            vec![],
+        ] {
             let broken = TextTable {
-                ends: ends.into_boxed_slice(),
+                bounds: bounds.into_boxed_slice(),
                 ..t.clone()
             };
             assert!(!broken.is_valid(), "{broken:?}");

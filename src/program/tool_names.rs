@@ -60,7 +60,7 @@ impl ToolsByName {
         Named {
             at: self
                 .first
-                .find(hash(name), |&t| name_of(tools, t) == name)
+                .find(hash(name), |&t| tools.is(t.index(), name))
                 .map_or(END, |t| t.raw()),
             next: &self.next,
         }
