@@ -62,6 +62,10 @@ fn extend_small<T: Copy>(out: &mut Vec<T>, items: &[T]) {
 /// With at most this many candidate rules, each is checked directly.
 const DIRECT_CANDIDATES: usize = 32;
 
+/// Deny rules are also checked directly when there are at most this many per deny condition
+/// that holds.
+const DENSE_DENY_FACTOR: usize = 4;
+
 /// How an argument was found in the call.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum ArgState {
@@ -301,9 +305,13 @@ impl Group {
         let of_effect = |local: LocalRuleId| self.effects.get(local.index()) == Some(&effect);
         match candidates {
             // Few candidates (the usual case with a catalog): check each, in order; a deny
-            // is looked for among the tool's deny rules only.
+            // is looked for among the tool's deny rules only. So are more deny rules when
+            // many deny conditions hold: walking what holds would then cost more than
+            // checking the rules in order, where the first that fires ends the search.
             Candidates::List { deny, .. }
-                if effect == Effect::Deny && deny.len() <= DIRECT_CANDIDATES =>
+                if effect == Effect::Deny
+                    && (deny.len() <= DIRECT_CANDIDATES
+                        || deny.len() <= DENSE_DENY_FACTOR * s.deny.set.len()) =>
             {
                 deny.iter().copied().find(|&local| self.fires(local, s))
             }
@@ -421,11 +429,13 @@ impl Judge<'_> {
                     s.deny.insert(c);
                 }
             }
-            // Allow: every value satisfies (intersection, kept sorted). The first value's
-            // conditions are taken over whole (the next value refills `s.value`).
+            // Allow: every value satisfies (intersection). The first value's conditions are
+            // taken over whole (the next value refills `s.value`), and only a second value
+            // needs them sorted, to be searched.
             if count == 0 {
                 std::mem::swap(&mut s.common, &mut s.value);
             } else {
+                s.value.sort_unstable();
                 let value = &s.value;
                 s.common.retain(|c| value.binary_search(c).is_ok());
             }
@@ -518,8 +528,8 @@ impl Judge<'_> {
         Some(())
     }
 
-    /// Fills `s.value` with the conditions (sorted, distinct) one value satisfies in the
-    /// allow sense, `present` excepted; `focused` says, for the raw and normalized indexes,
+    /// Fills `s.value` with the conditions one value satisfies in the allow sense (in no
+    /// particular order, possibly repeated), `present` excepted; `focused` says, for the raw and normalized indexes,
     /// whether only the wanted patterns are matched. Returns whether the value is unreadable
     /// as a path.
     fn value_hits<'a, V: JsonValue<'a>>(
@@ -576,9 +586,11 @@ impl Judge<'_> {
                 s.deny_only.extend_from_slice(arg.shell_conds());
             }
         }
-        s.value.sort_unstable();
-        s.value.dedup();
-        // `!=` is the negation of its `==` pattern, judged per value.
+        // `!=` is the negation of its `==` pattern, judged per value (on the sorted list).
+        if !arg.negated().is_empty() {
+            s.value.sort_unstable();
+            s.value.dedup();
+        }
         for &c in arg.negated() {
             match s.value.binary_search(&c) {
                 Ok(i) => {
