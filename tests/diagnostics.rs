@@ -392,7 +392,9 @@ fn needs_with_a_catalog_is_ignored_with_a_warning() {
 
 #[test]
 fn plain_globs_that_look_like_paths_are_warned_about() {
-    let text = "tool t(p)\nagent a {\n  allow t where p matches \"src/**\"\n  deny t where p matches \"tmp/*\"\n  deny t where p matches \"{/a,/b}/**\"\n  allow t where p matches \"/{a,b}/**\"\n}\n";
+    // URLs (`scheme://...`) are not paths: neither relative-glob warning applies to them, but
+    // a glob whose "scheme" is not one (`-x://`) is still a relative path.
+    let text = "tool t(p)\nagent a {\n  allow t where p matches \"src/**\"\n  deny t where p matches \"tmp/*\"\n  deny t where p matches \"{/a,/b}/**\"\n  allow t where p matches \"/{a,b}/**\"\n  allow t where p matches \"https://api.example.com/*\"\n  deny t where p matches \"s3+v2://bucket/**\"\n  allow t where p matches \"-x://y/*\"\n}\n";
     let (diags, sources) = diagnose(&[("globs.policy", text)]);
     let got: Vec<(&str, String)> = diags
         .sorted()
@@ -407,6 +409,10 @@ fn plain_globs_that_look_like_paths_are_warned_about() {
             (
                 "toolgate::alternatives_hide_path",
                 "\"{/a,/b}/**\"".to_string()
+            ),
+            (
+                "toolgate::relative_glob_in_allow",
+                "\"-x://y/*\"".to_string()
             ),
         ]
     );

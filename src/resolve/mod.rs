@@ -746,7 +746,7 @@ impl Resolver<'_> {
     /// that hide a path pattern, are warned about.
     fn glob_warnings(&mut self, g: &ast::StrLit, effect: Effect) {
         let glob = g.value.as_str();
-        if glob.starts_with('/') {
+        if glob.starts_with('/') || has_url_scheme(glob) {
             return;
         }
         if glob.starts_with('{') && glob[1..].split(',').any(|alt| alt.starts_with('/')) {
@@ -936,3 +936,15 @@ fn validate_regex(lit: &ast::StrLit, sources: &SourceMap) -> Result<(), Box<Diag
 }
 
 pub use crate::pattern::REGEX_NEST_LIMIT;
+
+/// True when a glob starts with a URL scheme (`https://`, `s3://`: a letter, then letters,
+/// digits, `+`, `-` or `.`, then `://`): it is a URL, not a relative path, and its `*`
+/// stopping at `/` is what a URL pattern wants.
+fn has_url_scheme(glob: &str) -> bool {
+    let Some((scheme, _)) = glob.split_once("://") else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
