@@ -36,40 +36,38 @@ enum Shown<'a> {
 }
 
 impl Shown<'_> {
+    /// The server's name (for a server's tool) and the tool's.
+    fn parts(&self) -> (Option<&str>, &str) {
+        match self {
+            Shown::Catalog(t) => (t.server(), t.name()),
+            Shown::Request(s) => (None, s),
+        }
+    }
+
     /// Appends the name to `out`.
     fn write_to(&self, out: &mut String) {
-        match self {
-            Shown::Catalog(t) => {
-                if let Some(s) = t.server() {
-                    out.push_str(s);
-                    out.push('.');
-                }
-                out.push_str(t.name());
-            }
-            Shown::Request(s) => out.push_str(s),
+        let (server, name) = self.parts();
+        if let Some(s) = server {
+            out.push_str(s);
+            out.push('.');
         }
+        out.push_str(name);
     }
 
     /// The name's length in bytes.
     fn len(&self) -> usize {
-        match self {
-            Shown::Catalog(t) => t.server().map_or(0, |s| s.len() + 1) + t.name().len(),
-            Shown::Request(s) => s.len(),
-        }
+        let (server, name) = self.parts();
+        server.map_or(0, |s| s.len() + 1) + name.len()
     }
 }
 
 impl std::fmt::Display for Shown<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Shown::Catalog(t) => {
-                if let Some(s) = t.server() {
-                    write!(f, "{s}.")?;
-                }
-                f.write_str(t.name())
-            }
-            Shown::Request(s) => f.write_str(s),
+        let (server, name) = self.parts();
+        if let Some(s) = server {
+            write!(f, "{s}.")?;
         }
+        f.write_str(name)
     }
 }
 

@@ -241,10 +241,7 @@ impl<'de> Visitor<'de> for Shared<'_> {
     }
 
     fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Arc<str>, E> {
-        match self.0 {
-            Some(held) if **held == *v => Ok(Arc::clone(held)),
-            _ => Ok(Arc::clone(self.0.insert(Arc::from(v)))),
-        }
+        Ok(shared(self.0, v))
     }
 }
 
