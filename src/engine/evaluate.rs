@@ -529,9 +529,9 @@ impl Judge<'_> {
     }
 
     /// Fills `s.value` with the conditions one value satisfies in the allow sense (in no
-    /// particular order, possibly repeated), `present` excepted; `focused` says, for the raw and normalized indexes,
-    /// whether only the wanted patterns are matched. Returns whether the value is unreadable
-    /// as a path.
+    /// particular order, possibly repeated), `present` excepted; `focused` says, for the raw
+    /// and normalized indexes, whether only the wanted patterns are matched. Returns whether
+    /// the value is unreadable as a path.
     fn value_hits<'a, V: JsonValue<'a>>(
         &self,
         arg: &ArgMatcher,
