@@ -19,17 +19,6 @@ mod generate;
 
 const BATCH: usize = 4_096;
 
-/// A small deterministic generator (xorshift), so every run decides the same batch.
-fn tools(n: usize) -> impl Iterator<Item = usize> {
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    std::iter::repeat_with(move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x % n as u64) as usize
-    })
-}
-
 fn bench(c: &mut Criterion) {
     for &(shape, glob, value) in generate::SHAPES {
         let mut group = c.benchmark_group(format!("per_tool/{shape}"));
@@ -39,7 +28,7 @@ fn bench(c: &mut Criterion) {
                     .expect("bench policy compiles");
             let request =
                 |i: usize| Request::new("bench", format!("t{i}")).args(json!({ "path": value(i) }));
-            let batch: Vec<Request> = tools(n).take(BATCH).map(request).collect();
+            let batch: Vec<Request> = generate::random_tools(n).take(BATCH).map(request).collect();
             for r in &batch {
                 assert!(engine.decide(r).is_allowed(), "{shape} n={n}");
             }

@@ -23,20 +23,11 @@ fn per_tool(args: &[String]) {
         eprintln!("usage: generate_requests per_tool SHAPE N K");
         std::process::exit(2);
     };
-    let n: u64 = args
-        .get(3)
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(10)
-        .max(1);
+    let n: usize = args.get(3).and_then(|n| n.parse().ok()).unwrap_or(10);
     let k: usize = args.get(4).and_then(|k| k.parse().ok()).unwrap_or(20_000);
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    for j in 0..k {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let i = (x % n) as usize;
+    for (j, i) in generate::random_tools(n).take(k).enumerate() {
         let line = serde_json::json!({
             "agent": "bench",
             "tool": format!("t{i}"),

@@ -95,3 +95,16 @@ pub fn agents(n: usize) -> String {
     }
     s
 }
+
+/// Tool numbers below `n` drawn by a small deterministic generator (xorshift), so every run
+/// of `per_tool` (the bench and `generate_requests per_tool`) draws the same tools.
+pub fn random_tools(n: usize) -> impl Iterator<Item = usize> {
+    let n = n.max(1) as u64;
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    std::iter::repeat_with(move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n) as usize
+    })
+}
