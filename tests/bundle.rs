@@ -61,10 +61,10 @@ fn every_policy_decides_the_same_from_its_bundle() {
 
 #[test]
 fn a_bundle_from_an_earlier_build_still_loads() {
-    // Written by `toolgate compile policies/example.policy` with format version 5. If this
+    // Written by `toolgate compile policies/example.policy` with format version 6. If this
     // fails, the bundle format changed: bump bundle::FORMAT_VERSION (old bundles are then
     // refused with a clear message) and regenerate the fixture.
-    let bytes = std::fs::read(root().join("tests/fixtures/example-v5.bundle")).unwrap();
+    let bytes = std::fs::read(root().join("tests/fixtures/example-v6.bundle")).unwrap();
     let engine = Engine::from_bundle(&bytes).unwrap();
     let d = engine.decide(
         &Request::new("code-assistant", "git_push")
@@ -129,15 +129,21 @@ fn damaged_bundles_are_refused() {
         "toolgate::bundle::not_a_bundle"
     );
     let mut newer = good.clone();
-    newer[8..12].copy_from_slice(&6u32.to_le_bytes());
+    newer[8..12].copy_from_slice(&7u32.to_le_bytes());
     let e = Engine::from_bundle(&newer).unwrap_err();
     assert_eq!(e.code(), "toolgate::bundle::version_mismatch");
     assert!(
-        e.to_string().contains("version 6") && e.to_string().contains("reads version 5"),
+        e.to_string().contains("version 7") && e.to_string().contains("reads version 6"),
         "{e}"
     );
-    // A bundle of version 4 (whose tools and rules were stored one record each) and one of
-    // version 3 (whose literal prefixes had their own DFA) are refused too.
+    // A bundle of version 5 (whose agents held their grants and candidate rules), one of
+    // version 4 (whose tools and rules were stored one record each) and one of version 3
+    // (whose literal prefixes had their own DFA) are refused too.
+    let mut v5 = good.clone();
+    v5[8..12].copy_from_slice(&5u32.to_le_bytes());
+    let e = Engine::from_bundle(&v5).unwrap_err();
+    assert_eq!(e.code(), "toolgate::bundle::version_mismatch");
+    assert!(e.to_string().contains("version 5 is not supported"), "{e}");
     let mut v4 = good.clone();
     v4[8..12].copy_from_slice(&4u32.to_le_bytes());
     let e = Engine::from_bundle(&v4).unwrap_err();

@@ -56,7 +56,7 @@ pub const MAGIC: &[u8; 8] = b"TOOLGATE";
 /// let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
 /// assert_eq!(version, toolgate::bundle::FORMAT_VERSION);
 /// ```
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 const HEADER_LEN: usize = 56;
 
 /// Why a bundle could not be loaded. `code()` is stable (`toolgate::bundle::*`).

@@ -149,7 +149,8 @@ impl Hash for CondKey<'_> {
     }
 }
 
-/// Builds a group from rules given as (global ID, definition), in source order.
+/// Builds a group from rules given as (global ID, definition), in source order and numbered
+/// one after the other (as an agent's rules are).
 pub(crate) fn build(
     rules: &[(RuleId, &RuleDef)],
     shared: &mut Shared,
@@ -200,8 +201,11 @@ pub(crate) fn build(
         args.push(arg);
     }
     let n_conds = next;
+    debug_assert!(rules
+        .windows(2)
+        .all(|w| w[0].0.index() + 1 == w[1].0.index()));
     let mut group = Group {
-        rules: rules.iter().map(|(id, _)| *id).collect(),
+        first_rule: rules.first().map_or(RuleId::FIRST, |&(id, _)| id),
         effects: rules.iter().map(|(_, r)| r.effect).collect(),
         n_conds: u32::try_from(n_conds).map_err(|_| IdOverflow("conditions of one agent"))?,
         args: args.into_boxed_slice(),
@@ -246,11 +250,13 @@ pub(crate) fn build(
         rule_conds.push(conds);
         rule_cond_text.extend(rule.conditions.iter().map(|c| c.text.as_str()));
     }
-    group.unconditional = unconditional.into_boxed_slice();
     group.rule_conds = Csr::from_rows(rule_conds)?;
     group.rule_cond_text = Strings::from_strs(rule_cond_text)?;
-    group.keyed = Csr::from_rows(keyed)?;
-    group.arg_keyed = Csr::from_rows(arg_keyed)?;
+    keyed.extend(arg_keyed);
+    if !unconditional.is_empty() {
+        keyed.push(unconditional);
+    }
+    group.by_key = Csr::from_rows(keyed)?;
     group.derive()?;
     Ok(group)
 }
@@ -301,8 +307,7 @@ fn build_arg(
 ) -> Result<ArgMatcher, DfaError> {
     let bound = |i: usize| u32::try_from(i).map_err(|_| IdOverflow("conditions of one agent"));
     let mut other = OtherConds::default();
-    let (mut present, mut numeric, mut negated, mut path_conds) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut present, mut numeric, mut negated) = (Vec::new(), Vec::new(), Vec::new());
     let (mut raw, mut norm, mut needles, mut shell) = (
         Patterns::default(),
         Patterns::default(),
@@ -335,7 +340,6 @@ fn build_arg(
                     }
                     StrPattern::Regex(regex) => raw.add(regex.clone(), id),
                     StrPattern::PathGlob { text, regex } => {
-                        path_conds.push(id);
                         norm.add_split(regex.clone(), || literal_split(text, true), id)
                     }
                 }
@@ -356,7 +360,6 @@ fn build_arg(
                 limits,
             )?,
             conds: Csr::from_rows(raw.conds)?,
-            by_cond: Csr::unset(),
         }));
     }
     let mut norm_index = None;
@@ -369,14 +372,12 @@ fn build_arg(
                 limits,
             )?,
             conds: Csr::from_rows(norm.conds)?,
-            by_cond: Csr::unset(),
         }));
     }
     if !needles.sources.is_empty() {
         other.needles = Some(PatternConds {
             matcher: shared.needles(needles.sources)?,
             conds: Csr::from_rows(needles.conds)?,
-            by_cond: Csr::unset(),
         });
     }
     if !shell.sources.is_empty() {
@@ -393,14 +394,12 @@ fn build_arg(
                 too_large: false,
             })?,
             conds: Csr::from_rows(shell.conds)?,
-            by_cond: Csr::unset(),
         });
     }
     Ok(ArgMatcher::new(
         (path.into(), bound(lo)?, bound(lo + conds.len())?),
         raw_index,
         norm_index,
-        path_conds.into_boxed_slice(),
         other,
     ))
 }

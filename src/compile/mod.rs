@@ -12,14 +12,15 @@ pub(crate) mod group;
 use crate::diagnostic::{code, Diagnostic, Diagnostics};
 use crate::program::agent::AgentRt;
 use crate::program::agent_index::AgentIndex;
-use crate::program::bitset::BitSet;
-use crate::program::catalog::{Catalog, ToolSpec};
+use crate::program::catalog::{AgentColumns, Catalog, ToolSpec};
 use crate::program::csr::Csr;
 use crate::program::dfa::{DfaError, DfaLimits};
 use crate::program::group::Group;
-use crate::program::ids::{GroupId, IdOverflow, LocalRuleId, RuleId, ServerId, ToolId};
+use crate::program::ids::{
+    DomainId, GroupId, IdOverflow, LocalRuleId, PermId, RuleId, ServerId, ToolId,
+};
 use crate::program::index::{Automata, PatternIndex};
-use crate::program::perms::{GrantSet, PermTable};
+use crate::program::perms::{Grants, PermTable};
 use crate::program::rule::{RuleRef, Rules};
 use crate::program::target::TargetMatcher;
 use crate::program::Program;
@@ -47,10 +48,12 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Program
     let mut agents = Vec::with_capacity(policy.agents.len());
     for (agent, mine) in policy.agents.iter().zip(&agent_rules) {
         let group = rule_group(agent, mine, &mut shared, &mut groups, &mut diags);
-        agents.push(agent_tables(agent, grant_set(agent, &perms), group));
+        agents.push(agent_tables(agent, group));
     }
+    let grants =
+        Grants::new(policy.agents.iter().map(|a| grant_set(a, &perms))).map_err(too_large)?;
     let catalog = if policy.has_catalog() {
-        Some(catalog_tables(policy, &perms, &mut agents, &agent_rules).map_err(too_large)?)
+        Some(catalog_tables(policy, &perms, &agent_rules).map_err(too_large)?)
     } else {
         target_matchers(policy, &mut agents, &agent_rules, &mut shared, &mut diags);
         None
@@ -61,6 +64,7 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Program
     let agent_index = AgentIndex::build(&agents).map_err(|_| too_large(IdOverflow("agents")))?;
     Ok(Program {
         agents,
+        grants,
         agent_index,
         catalog,
         rules,
@@ -120,7 +124,7 @@ type AgentRules<'p> = Vec<(RuleId, &'p RuleDef)>;
 fn rule_table(policy: &Policy) -> Result<(Rules, Vec<AgentRules<'_>>), IdOverflow> {
     let mut rules: Vec<(RuleRef, String)> = Vec::new();
     let mut agent_rules = Vec::with_capacity(policy.agents.len());
-    let mut file = None;
+    let (mut file, mut target) = (None, None);
     for agent in &policy.agents {
         let mut mine = Vec::with_capacity(agent.rules.len());
         let agent_name: Arc<str> = Arc::from(agent.name.as_str());
@@ -129,7 +133,7 @@ fn rule_table(policy: &Policy) -> Result<(Rules, Vec<AgentRules<'_>>), IdOverflo
             let info = RuleRef {
                 agent: Arc::clone(&agent_name),
                 effect: rule.effect,
-                target: rule.target.text.clone(),
+                target: crate::program::rule::shared(&mut target, &rule.target.text),
                 file: crate::program::rule::shared(&mut file, &loc.file),
                 line: loc.line,
                 column: loc.column,
@@ -157,31 +161,18 @@ fn rule_table(policy: &Policy) -> Result<(Rules, Vec<AgentRules<'_>>), IdOverflo
     Ok((Rules::new(rules)?, agent_rules))
 }
 
-/// Step 3: an agent's grants as bitsets over the interned permissions and domains.
-fn grant_set(agent: &AgentDef, perms: &PermTable) -> GrantSet {
-    let mut all = false;
-    let mut exact = BitSet::new(perms.len());
-    let mut domains = BitSet::new(perms.domain_len());
+/// Step 3: an agent's grants over the interned permissions and domains: whether it was
+/// granted everything, the permissions and the whole domains.
+fn grant_set(agent: &AgentDef, perms: &PermTable) -> (bool, Vec<PermId>, Vec<DomainId>) {
+    let (mut all, mut exact, mut domains) = (false, Vec::new(), Vec::new());
     for (g, _) in &agent.grants {
         match g {
             Grant::All => all = true,
-            Grant::Domain(d) => {
-                if let Some(id) = perms.domain_id(d) {
-                    domains.insert(id.index());
-                }
-            }
-            Grant::Exact(p) => {
-                if let Some(id) = perms.id(&p.domain, &p.action) {
-                    exact.insert(id.index());
-                }
-            }
+            Grant::Domain(d) => domains.extend(perms.domain_id(d)),
+            Grant::Exact(p) => exact.extend(perms.id(&p.domain, &p.action)),
         }
     }
-    GrantSet {
-        all,
-        exact: exact.into(),
-        domains: domains.into(),
-    }
+    (all, exact, domains)
 }
 
 /// Step 4: the agent's rule group (all its rules), pushed onto `groups`; its ID. An agent
@@ -237,16 +228,12 @@ fn rule_group(
 }
 
 /// The agent's own tables; the catalog or target step fills in the rest.
-fn agent_tables(agent: &AgentDef, grants: GrantSet, group: GroupId) -> AgentRt {
+fn agent_tables(agent: &AgentDef, group: GroupId) -> AgentRt {
     AgentRt {
         name: agent.name.as_str().into(),
         default: agent.default,
-        grants,
         group,
         targets: None,
-        visible: Box::default(),
-        candidates: Csr::default(),
-        deny_candidates: Csr::unset(),
         default_message: match agent.default {
             Effect::Allow => format!("allowed by the default of agent `{}`", agent.name).into(),
             Effect::Deny => Box::default(),
@@ -259,7 +246,6 @@ fn agent_tables(agent: &AgentDef, grants: GrantSet, group: GroupId) -> AgentRt {
 fn catalog_tables(
     policy: &Policy,
     perms: &PermTable,
-    agents: &mut [AgentRt],
     agent_rules: &[AgentRules<'_>],
 ) -> Result<Catalog, IdOverflow> {
     let tools = policy
@@ -284,13 +270,14 @@ fn catalog_tables(
     // The program numbers its tools as the resolved policy does (positions in
     // `policy.tools`); a catalog past what a ToolId holds is refused here.
     ToolId::new(n_tools.saturating_sub(1))?;
-    let mut gate = Vec::with_capacity(agents.len() * n_tools);
-    let rows = agents.iter_mut().zip(&policy.agents).zip(agent_rules);
-    for (a, ((rt, agent), mine)) in rows.enumerate() {
+    let n_agents = policy.agents.len();
+    let mut gate = Vec::with_capacity(n_agents * n_tools);
+    let mut candidates = Vec::with_capacity(n_agents * n_tools);
+    let mut visible = Vec::with_capacity(n_agents);
+    for (a, (agent, mine)) in policy.agents.iter().zip(agent_rules).enumerate() {
         let per_tool = rules_per_tool(mine, n_tools);
         let first_rule = mine.first().map_or(0, |(id, _)| id.index());
-        let mut candidates = Vec::with_capacity(n_tools);
-        let mut visible = Vec::new();
+        let mut sees = Vec::new();
         for ((t, members), tool) in (0u32..).zip(&per_tool).zip(&tools) {
             let missing = policy
                 .missing(a, t)
@@ -313,13 +300,17 @@ fn catalog_tables(
                 && (targeted_by_allow || agent.default == Effect::Allow)
                 && !removed
             {
-                visible.push(tool_id(t)?);
+                sees.push(tool_id(t)?);
             }
         }
-        rt.candidates = Csr::from_rows(candidates)?;
-        rt.visible = visible.into_boxed_slice();
+        visible.push(sees);
     }
-    Catalog::new(&tools, servers, gate.into_boxed_slice())
+    let columns = AgentColumns {
+        gate: gate.into_boxed_slice(),
+        visible: Csr::from_rows(visible)?,
+        candidates: Csr::from_rows(candidates)?,
+    };
+    Catalog::new(&tools, servers, columns)
 }
 
 /// Inverts rule -> covered tools (computed by resolve) into tool -> rules, source order kept.

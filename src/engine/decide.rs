@@ -153,7 +153,10 @@ impl Engine {
                 )
             }
         };
-        let Some(rule) = self.program.rules.get(group.rules[local.index()].index()) else {
+        let Some(rule) = group
+            .rule(local)
+            .and_then(|r| self.program.rules.get(r.index()))
+        else {
             return Verdict::new(
                 Reason::InternalError,
                 "the deciding rule is missing from the policy; the call is denied",
@@ -169,7 +172,7 @@ impl Engine {
     /// failed.
     fn record_trace(&self, e: &mut Explanation, group: &Group, trace: &evaluate::Trace) {
         for &(local, failed) in trace {
-            let Some(&rule_id) = group.rules.get(local.index()) else {
+            let Some(rule_id) = group.rule(local) else {
                 continue;
             };
             let Some(rule) = self.program.rules.get(rule_id.index()) else {
@@ -199,7 +202,7 @@ impl Engine {
     ) -> Result<Resolved<'a>, Verdict<'a>> {
         match &self.program.catalog {
             Some(cat) => self.resolve_catalog_tool(cat, agent_id, agent, req, explain),
-            None => self.resolve_uncataloged(agent, req),
+            None => self.resolve_uncataloged(agent_id, agent, req),
         }
     }
 
@@ -254,6 +257,7 @@ impl Engine {
         };
         let tool = cat.tool(t);
         let slot = agent_id.index() * cat.n_tools() + t.index();
+        let (all, deny) = cat.candidates(agent_id, t);
         Ok(Resolved {
             display: Shown::Catalog(tool),
             needs_missing: cat
@@ -269,10 +273,7 @@ impl Engine {
             },
             declared: Some(tool),
             group: &self.program.groups[agent.group.index()],
-            candidates: evaluate::Candidates::List {
-                all: agent.candidates.row(t.index()),
-                deny: agent.deny_candidates.row(t.index()),
-            },
+            candidates: evaluate::Candidates::List { all, deny },
         })
     }
 
@@ -280,6 +281,7 @@ impl Engine {
     /// needs are the ones the request declares.
     fn resolve_uncataloged<'a, 'r, A: JsonArgs<'r>>(
         &'a self,
+        agent_id: AgentId,
         agent: &'a AgentRt,
         req: &RequestRef<'r, A>,
     ) -> Result<Resolved<'a>, Verdict<'a>> {
@@ -289,6 +291,7 @@ impl Engine {
         };
         let mut needs_missing = None;
         let mut needs = Vec::new();
+        let grants = self.program.grants.of(agent_id);
         for text in req.permissions.unwrap_or_default() {
             let p = parse_permission(text).map_err(|e| {
                 Verdict::new(
@@ -296,8 +299,7 @@ impl Engine {
                     format!("bad request: permission {}", e.message(text)),
                 )
             })?;
-            if needs_missing.is_none() && !agent.grants.contains_permission(&self.program.perms, &p)
-            {
+            if needs_missing.is_none() && !grants.contains_permission(&self.program.perms, &p) {
                 needs_missing = Some(Cow::Owned(text.clone()));
             }
             needs.push(text.clone());

@@ -120,7 +120,7 @@ impl<'e> Decision<'e> {
     ///     let engine = toolgate::load::engine_from_str("p.policy", "tool t\nagent a { allow t }").unwrap();
     ///     engine.decide(&toolgate::Request::new("a", "t")).into_owned()
     /// };
-    /// assert_eq!(owned.rule.unwrap().target, "t");
+    /// assert_eq!(&*owned.rule.unwrap().target, "t");
     /// assert!(owned.message.starts_with("allowed by rule `allow t`"));
     /// ```
     pub fn into_owned(self) -> Decision<'static> {

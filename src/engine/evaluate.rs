@@ -244,7 +244,7 @@ impl Group {
         let first_allow = self.first_firing(Effect::Allow, candidates, s);
         if let Some(trace) = trace {
             trace.extend(
-                crate::program::ids::all::<LocalRuleId>(self.rules.len())
+                crate::program::ids::all::<LocalRuleId>(self.n_rules())
                     .ok()?
                     .filter(|&local| candidates.contains(local))
                     .map(|local| {
@@ -326,7 +326,7 @@ impl Group {
                 let earlier = |first: Option<LocalRuleId>, local: LocalRuleId| {
                     first.is_none_or(|f| local < f)
                 };
-                for &local in &self.unconditional {
+                for &local in self.unconditional() {
                     if earlier(first, local) && candidate(local) {
                         first = Some(local);
                     }
@@ -338,7 +338,7 @@ impl Group {
                     Effect::Allow => &s.allow.set,
                 };
                 for &c in held {
-                    for &local in self.keyed.row(c.index()) {
+                    for &local in self.keyed(c) {
                         // Skipped before asking whether it fires, the costly part.
                         if earlier(first, local) && candidate(local) && self.fires(local, s) {
                             first = Some(local);
@@ -352,8 +352,7 @@ impl Group {
                     for (a, state) in s.states.iter().enumerate() {
                         if matches!(state, ArgState::Absent | ArgState::Empty) {
                             if let Some(&local) = self
-                                .arg_keyed
-                                .row(a)
+                                .arg_keyed(a)
                                 .iter()
                                 .find(|&&l| candidate(l) && self.fires(l, s))
                             {
@@ -425,7 +424,7 @@ impl Judge<'_> {
             if unreadable_path {
                 // A value that cannot be read as an absolute path fails closed: it never
                 // satisfies a path pattern in an allow, and always does in a deny.
-                for &c in &arg.path_conds {
+                for &c in arg.path_conds() {
                     s.deny.insert(c);
                 }
             }
@@ -472,15 +471,15 @@ impl Judge<'_> {
         let (Some((group, rules)), Some(index)) = (self.focus, index) else {
             return false;
         };
-        if index.by_cond.rows() == 0 {
+        let Some(by_cond) = index.matcher.by_cond() else {
             return false;
-        }
+        };
         wanted.clear();
         for &local in rules {
             for &c in group.rule_conds.row(local.index()) {
                 let c = c.index();
                 if arg.conds().contains(&c) {
-                    extend_small(wanted, index.by_cond.row(c - arg.lo as usize));
+                    extend_small(wanted, by_cond.row(c - arg.lo as usize));
                 }
             }
         }

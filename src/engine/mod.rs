@@ -293,12 +293,13 @@ impl Engine {
     /// assert!(engine.visible_tools("nobody").is_none());
     /// ```
     pub fn visible_tools(&self, agent: &str) -> Option<Vec<VisibleTool>> {
-        let (_, a) = self.program.agent(agent)?;
+        let (a, _) = self.program.agent(agent)?;
         let Some(cat) = &self.program.catalog else {
             return Some(Vec::new());
         };
         Some(
-            a.visible
+            cat.visible
+                .row(a.index())
                 .iter()
                 .map(|&t| {
                     let tool = cat.tool(t);

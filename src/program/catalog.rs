@@ -5,10 +5,14 @@
 //! tool across the columns.
 
 use super::csr::{Csr, TextTable};
-use super::ids::{ArgNameId, Id, IdOverflow, PermId, ServerId, ToolId};
+use super::group::Group;
+use super::ids::{
+    AgentId, ArgNameId, GroupId, Id, IdOverflow, LocalRuleId, PermId, ServerId, ToolId,
+};
 use super::tool_names::{Named, ToolsByName};
-use super::{check, Invalid};
+use super::{all_below, ascending, check, Invalid};
 use crate::resolve::ArgType;
+use crate::syntax::ast::Effect;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -54,6 +58,28 @@ pub(crate) struct Catalog {
     /// Bundles store each entry as an optional permission.
     #[serde(with = "gate_encoding")]
     pub gate: Box<[u32]>,
+    /// Per agent: the tools it may see, in declaration order.
+    pub visible: Csr<ToolId>,
+    /// `agent * n_tools + tool` -> the local IDs (in the agent's group) of the agent's rules
+    /// that target the tool, ascending.
+    pub candidates: Csr<LocalRuleId>,
+    /// Derived (not stored in bundles): `candidates` keeping only deny rules, so that looking
+    /// for a firing deny reads only deny rules. Holds no rows (and allocates nothing) when no
+    /// agent has a deny rule.
+    #[serde(skip, default = "Csr::unset")]
+    pub deny_candidates: Csr<LocalRuleId>,
+}
+
+/// What the compiler gives [`Catalog::new`] beside the tools: the tables with a row per
+/// agent or per (agent, tool) pair.
+#[derive(Debug, Default)]
+pub(crate) struct AgentColumns {
+    /// See [`Catalog::gate`].
+    pub gate: Box<[u32]>,
+    /// See [`Catalog::visible`].
+    pub visible: Csr<ToolId>,
+    /// See [`Catalog::candidates`].
+    pub candidates: Csr<LocalRuleId>,
 }
 
 /// One tool of a [`Catalog`], read across its columns.
@@ -122,12 +148,12 @@ impl<'c> Tool<'c> {
 }
 
 impl Catalog {
-    /// The catalog of `tools` (in catalog order) declared by `servers`, with the permission
-    /// `gate` (see [`Catalog::gate`]).
+    /// The catalog of `tools` (in catalog order) declared by `servers`, with the agents'
+    /// tables over them.
     pub(crate) fn new(
         tools: &[ToolSpec],
         servers: Vec<String>,
-        gate: Box<[u32]>,
+        agents: AgentColumns,
     ) -> Result<Catalog, IdOverflow> {
         let mut arg_ids: HashMap<&str, ArgNameId> = HashMap::new();
         let mut arg_names: Vec<&str> = Vec::new();
@@ -157,7 +183,10 @@ impl Catalog {
             arg_names: arg_names.into_iter().map(Box::from).collect(),
             servers,
             by_name: ToolsByName::default(),
-            gate,
+            gate: agents.gate,
+            visible: agents.visible,
+            candidates: agents.candidates,
+            deny_candidates: Csr::unset(),
         };
         cat.by_name = ToolsByName::new(&cat.names)?;
         Ok(cat)
@@ -224,6 +253,77 @@ impl Catalog {
         )?;
         self.by_name = ToolsByName::new(&self.names).map_err(|_| Invalid("too many tools"))?;
         Ok(())
+    }
+
+    /// Checks the per-agent tables against the agents' rule groups (`group_of` gives each
+    /// agent's), then derives the deny candidates.
+    pub(crate) fn validate_agents(
+        &mut self,
+        group_of: &[GroupId],
+        groups: &[Group],
+    ) -> Result<(), Invalid> {
+        let n_tools = self.n_tools();
+        let slots = group_of
+            .len()
+            .checked_mul(n_tools)
+            .ok_or(Invalid("table size overflow"))?;
+        check(
+            self.visible.is_valid(group_of.len(), n_tools)
+                && (0..group_of.len()).all(|a| ascending(self.visible.row(a))),
+            "visible tools out of range",
+        )?;
+        check(
+            self.candidates.is_valid(slots, u32::MAX as usize),
+            "candidate table is inconsistent",
+        )?;
+        let n_rules = |a: usize| {
+            let g = group_of.get(a)?;
+            Some(groups.get(g.index())?.effects.len())
+        };
+        for (a, _) in group_of.iter().enumerate() {
+            let n = n_rules(a).ok_or(Invalid("agent group out of range"))?;
+            let ok = (a * n_tools..(a + 1) * n_tools).all(|slot| {
+                let row = self.candidates.row(slot);
+                ascending(row) && all_below(row, n)
+            });
+            check(ok, "candidates out of range")?;
+        }
+        self.derive(group_of, groups)
+            .map_err(|_| Invalid("derived candidate table too large"))
+    }
+
+    /// Derives the deny candidates from the candidates and the agents' groups.
+    fn derive(&mut self, group_of: &[GroupId], groups: &[Group]) -> Result<(), IdOverflow> {
+        let is_deny = |g: &GroupId, local: &LocalRuleId| {
+            groups
+                .get(g.index())
+                .and_then(|g| g.effects.get(local.index()))
+                == Some(&Effect::Deny)
+        };
+        let any_deny = group_of.iter().any(|g| {
+            groups
+                .get(g.index())
+                .is_some_and(|g| g.effects.contains(&Effect::Deny))
+        });
+        if !any_deny {
+            self.deny_candidates = Csr::unset();
+            return Ok(());
+        }
+        let n_tools = self.n_tools().max(1);
+        self.deny_candidates = self.candidates.filtered(|slot, local| {
+            group_of
+                .get(slot / n_tools)
+                .is_some_and(|g| is_deny(g, local))
+        })?;
+        Ok(())
+    }
+
+    /// The local IDs of agent `a`'s rules that target tool `t`, ascending; and the deny rules
+    /// among them.
+    #[inline]
+    pub(crate) fn candidates(&self, a: AgentId, t: ToolId) -> (&[LocalRuleId], &[LocalRuleId]) {
+        let slot = a.index() * self.n_tools() + t.index();
+        (self.candidates.row(slot), self.deny_candidates.row(slot))
     }
 
     /// The tools named `name`, in catalog order (several when servers share a tool name).

@@ -91,13 +91,14 @@ impl<T: Id> Csr<T> {
         Csr::pack(&ends, &items).ok_or(IdOverflow("rows in one table"))
     }
 
-    /// The table of the same rows keeping only the items `keep` accepts.
-    pub fn filtered(&self, keep: impl Fn(&T) -> bool) -> Result<Csr<T>, IdOverflow> {
+    /// The table of the same rows keeping only the items `keep` accepts (given the row and
+    /// the item).
+    pub fn filtered(&self, keep: impl Fn(usize, &T) -> bool) -> Result<Csr<T>, IdOverflow> {
         let mut offsets = Vec::with_capacity(self.rows() + 1);
         offsets.push(0u32);
         let mut items = Vec::new();
         for r in 0..self.rows() {
-            items.extend(self.row(r).iter().copied().filter(|i| keep(i)));
+            items.extend(self.row(r).iter().copied().filter(|i| keep(r, i)));
             offsets.push(u32::try_from(items.len()).map_err(|_| IdOverflow("items in one table"))?);
         }
         Csr::pack(&offsets, &items).ok_or(IdOverflow("rows in one table"))
@@ -570,9 +571,10 @@ mod tests {
                 proptest::prop_assert_eq!(t.row(i), &r[..]);
                 offsets.push(offsets[i] + r.len() as u32);
             }
-            let odd = |c: &CondId| c.index() % 2 == 1;
-            let kept: Vec<Vec<CondId>> = ids.iter().map(|r| r.iter().copied().filter(odd).collect()).collect();
-            proptest::prop_assert_eq!(t.filtered(odd).unwrap(), Csr::from_rows(&kept).unwrap());
+            // Odd items in even rows, even items in odd rows.
+            let keep = |r: usize, c: &CondId| (c.index() + r) % 2 == 1;
+            let kept: Vec<Vec<CondId>> = ids.iter().enumerate().map(|(i, r)| r.iter().copied().filter(|c| keep(i, c)).collect()).collect();
+            proptest::prop_assert_eq!(t.filtered(keep).unwrap(), Csr::from_rows(&kept).unwrap());
             // Rows by item (a transpose): pairs build the same table as rows collected one by one.
             let pairs = ids.iter().enumerate().flat_map(|(r, row)| row.iter().map(move |&c| (c.index() % 7, CondId::new(r).unwrap())));
             let mut by_item = vec![Vec::new(); 7];

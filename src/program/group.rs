@@ -12,9 +12,11 @@ use super::csr::{Csr, Strings};
 use super::ids::{ArgId, CondId, IdOverflow, LocalRuleId, NeedleId, PatternId, RuleId};
 use super::index::{Automata, PatternIndex};
 use super::needles::NeedleMatcher;
-use super::{all_below, ascending, check, Invalid};
+use super::{ascending, check, Invalid};
 use crate::syntax::ast::{CmpOp, Effect};
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::sync::Arc;
 
 /// With at least this many patterns in an argument's index, a call whose tool has few rules
 /// runs only the automata holding those rules' patterns (see `PatternIndex::matches_some`);
@@ -27,10 +29,6 @@ pub(crate) struct PatternConds<M> {
     pub matcher: M,
     /// Per pattern: the conditions it satisfies.
     pub conds: Csr<CondId>,
-    /// Derived (not stored in bundles), for pattern indexes: per condition of the argument
-    /// (counted from the argument's first), the patterns that satisfy it.
-    #[serde(skip, default = "Csr::unset")]
-    pub by_cond: Csr<PatternId>,
 }
 
 /// The `shell` patterns of one argument: their source text (what bundles store) and the
@@ -59,8 +57,9 @@ impl ShellPatterns {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(from = "ArgEncoding")]
 pub(crate) struct ArgMatcher {
-    /// The argument path.
-    pub path: Box<[String]>,
+    /// The argument path (one allocation shared by every matcher of the same path once
+    /// loaded: see [`share_paths`]).
+    pub path: Arc<[String]>,
     /// The argument's condition IDs are `lo..hi`.
     pub lo: u32,
     pub hi: u32,
@@ -70,8 +69,6 @@ pub(crate) struct ArgMatcher {
     pub raw: Option<Box<PatternConds<PatternIndex>>>,
     /// Path patterns over the normalized value.
     pub norm: Option<Box<PatternConds<PatternIndex>>>,
-    /// Path-pattern conditions (fail closed in a deny).
-    pub path_conds: Box<[CondId]>,
     /// The other kinds of condition, boxed together: most arguments have none of them, and
     /// an argument matcher is held per argument of every agent. `None` when all are empty.
     pub other: Option<Box<OtherConds>>,
@@ -109,7 +106,7 @@ impl OtherConds {
 /// An argument matcher as bundles store it.
 #[derive(Deserialize)]
 struct ArgEncoding {
-    path: Box<[String]>,
+    path: Arc<[String]>,
     lo: u32,
     hi: u32,
     raw: Option<Box<PatternConds<PatternIndex>>>,
@@ -120,7 +117,6 @@ struct ArgEncoding {
     numeric: Box<[(CondId, CmpOp, f64)]>,
     present: Box<[CondId]>,
     negated: Box<[CondId]>,
-    path_conds: Box<[CondId]>,
 }
 
 impl From<ArgEncoding> for ArgMatcher {
@@ -129,7 +125,6 @@ impl From<ArgEncoding> for ArgMatcher {
             (e.path, e.lo, e.hi),
             e.raw,
             e.norm,
-            e.path_conds,
             OtherConds {
                 needles: e.needles,
                 shell: e.shell,
@@ -145,7 +140,7 @@ impl From<ArgEncoding> for ArgMatcher {
 impl Serialize for ArgMatcher {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut s = serializer.serialize_struct("ArgEncoding", 12)?;
+        let mut s = serializer.serialize_struct("ArgEncoding", 11)?;
         s.serialize_field("path", &self.path)?;
         s.serialize_field("lo", &self.lo)?;
         s.serialize_field("hi", &self.hi)?;
@@ -157,7 +152,6 @@ impl Serialize for ArgMatcher {
         s.serialize_field("numeric", self.numeric())?;
         s.serialize_field("present", self.present())?;
         s.serialize_field("negated", self.negated())?;
-        s.serialize_field("path_conds", &self.path_conds)?;
         s.end()
     }
 }
@@ -166,10 +160,9 @@ impl ArgMatcher {
     /// A matcher of argument `path` whose conditions are `lo..hi`; `other` is kept only when
     /// it holds something.
     pub(crate) fn new(
-        (path, lo, hi): (Box<[String]>, u32, u32),
+        (path, lo, hi): (Arc<[String]>, u32, u32),
         raw: Option<Box<PatternConds<PatternIndex>>>,
         norm: Option<Box<PatternConds<PatternIndex>>>,
-        path_conds: Box<[CondId]>,
         other: OtherConds,
     ) -> ArgMatcher {
         ArgMatcher {
@@ -178,7 +171,6 @@ impl ArgMatcher {
             hi,
             raw,
             norm,
-            path_conds,
             other: (!other.is_empty()).then(|| Box::new(other)),
         }
     }
@@ -213,9 +205,28 @@ impl ArgMatcher {
         self.other.as_deref().map_or(&[], |o| &o.negated)
     }
 
+    /// The path-pattern conditions (they fail closed in a deny), each once per pattern.
+    pub(crate) fn path_conds(&self) -> &[CondId] {
+        self.norm.as_deref().map_or(&[], |n| n.conds.items())
+    }
+
     /// The argument's condition IDs, as positions.
     pub(crate) fn conds(&self) -> std::ops::Range<usize> {
         self.lo as usize..self.hi as usize
+    }
+}
+
+/// Makes every argument matcher of `groups` with the same path hold one shared copy of it
+/// (policies of many agents constrain the same few arguments).
+pub(crate) fn share_paths(groups: &mut [Group]) {
+    let mut seen: HashSet<Arc<[String]>> = HashSet::new();
+    for arg in groups.iter_mut().flat_map(|g| g.args.iter_mut()) {
+        match seen.get(&arg.path) {
+            Some(p) => arg.path = Arc::clone(p),
+            None => {
+                seen.insert(Arc::clone(&arg.path));
+            }
+        }
     }
 }
 
@@ -225,19 +236,18 @@ impl ArgMatcher {
 /// and its counts `u32`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Group {
-    /// Global rule IDs in source order; a rule's local ID is its index here.
-    pub rules: Box<[RuleId]>,
-    /// Effect of each local rule.
+    /// The global ID of the first rule: an agent's rules are numbered one after the other,
+    /// so local rule `l` is global rule `first_rule + l`.
+    pub first_rule: RuleId,
+    /// Effect of each local rule (one per rule: the group's rule count).
     pub effects: Box<[Effect]>,
     /// Condition IDs of each local rule, in the rule's order.
     pub rule_conds: Csr<CondId>,
-    /// Per condition: the local rules keyed on it.
-    pub keyed: Csr<LocalRuleId>,
-    /// Local rules with no condition, ascending.
-    pub unconditional: Box<[LocalRuleId]>,
-    /// Per argument: the local rules keyed on one of its conditions other than `present`,
-    /// ascending (the rules an absent argument satisfies vacuously in an allow).
-    pub arg_keyed: Csr<LocalRuleId>,
+    /// The rules by key, in one table: per condition, the local rules keyed on it
+    /// ([`Group::keyed`]); per argument, the local rules keyed on one of its conditions other
+    /// than `present` ([`Group::arg_keyed`]); then, in a last row left out when empty, the
+    /// local rules with no condition ([`Group::unconditional`]).
+    pub by_key: Csr<LocalRuleId>,
     /// Number of distinct conditions.
     pub n_conds: u32,
     /// Each rule's conditions as written (aligned with `rule_conds`' items), for
@@ -263,7 +273,7 @@ impl Group {
                 *slot = id;
             }
         }
-        let mut deny_args: Vec<ArgId> = (0..self.rules.len())
+        let mut deny_args: Vec<ArgId> = (0..self.n_rules())
             .filter(|&local| self.effects.get(local) == Some(&Effect::Deny))
             .flat_map(|local| self.rule_conds.row(local).iter())
             .filter_map(|&c| cond_arg.get(c.index()).copied())
@@ -290,10 +300,57 @@ impl Group {
                         let rows = conds.row(p).iter();
                         rows.filter_map(move |c| Some((c.index().checked_sub(lo)?, pattern)))
                     });
-                index.by_cond = Csr::from_pairs(n, pairs)?;
+                index.matcher.set_by_cond(Csr::from_pairs(n, pairs)?);
             }
         }
         Ok(())
+    }
+
+    /// The local rules keyed on condition `c`.
+    #[inline]
+    pub(crate) fn keyed(&self, c: CondId) -> &[LocalRuleId] {
+        let i = c.index();
+        if i < self.n_conds as usize {
+            self.by_key.row(i)
+        } else {
+            &[]
+        }
+    }
+
+    /// The local rules keyed on one of argument `a`'s conditions other than `present`,
+    /// ascending (the rules an absent argument satisfies vacuously in an allow).
+    #[inline]
+    pub(crate) fn arg_keyed(&self, a: usize) -> &[LocalRuleId] {
+        if a < self.args.len() {
+            self.by_key.row(self.n_conds as usize + a)
+        } else {
+            &[]
+        }
+    }
+
+    /// The local rules with no condition, ascending.
+    #[inline]
+    pub(crate) fn unconditional(&self) -> &[LocalRuleId] {
+        self.by_key.row(self.n_conds as usize + self.args.len())
+    }
+
+    /// The number of rules.
+    #[inline]
+    pub(crate) fn n_rules(&self) -> usize {
+        self.effects.len()
+    }
+
+    /// The global ID of local rule `local` (`None` when out of range).
+    #[inline]
+    pub(crate) fn rule(&self, local: LocalRuleId) -> Option<RuleId> {
+        (local.index() < self.n_rules())
+            .then(|| RuleId::new(self.first_rule.index() + local.index()).ok())
+            .flatten()
+    }
+
+    /// The global IDs of the rules, in local order.
+    pub(crate) fn rule_ids(&self) -> impl Iterator<Item = RuleId> + '_ {
+        (0..self.n_rules()).filter_map(|l| self.rule(LocalRuleId::new(l).ok()?))
     }
 
     /// The argument of condition `c` (derived; `None` when out of range).
@@ -328,19 +385,23 @@ impl Group {
         needles: &[NeedleMatcher],
     ) -> Result<(), Invalid> {
         let g = self;
-        let n_rules = g.rules.len();
+        let n_rules = g.n_rules();
         let n = g.n_conds as usize;
         check(
-            all_below(&g.rules, n_rules_total),
+            g.first_rule
+                .index()
+                .checked_add(n_rules)
+                .is_some_and(|end| end <= n_rules_total),
             "group rule out of range",
         )?;
-        check(g.effects.len() == n_rules, "group rule table size mismatch")?;
         check(
             g.rule_conds.is_valid(n_rules, n),
             "rule condition table is inconsistent",
         )?;
+        let key_rows = g.by_key.rows();
         check(
-            g.keyed.is_valid(n, n_rules),
+            (key_rows == n + g.args.len() || key_rows == n + g.args.len() + 1)
+                && g.by_key.is_valid(key_rows, n_rules),
             "keyed rule table is inconsistent",
         )?;
         check(
@@ -348,15 +409,7 @@ impl Group {
             "condition text table is inconsistent",
         )?;
         check(
-            all_below(&g.unconditional, n_rules),
-            "unconditional rule out of range",
-        )?;
-        check(
-            g.arg_keyed.is_valid(g.args.len(), n_rules),
-            "argument rule table is inconsistent",
-        )?;
-        check(
-            (0..g.args.len()).all(|a| ascending(g.arg_keyed.row(a))),
+            (0..g.args.len()).all(|a| ascending(g.arg_keyed(a))) && ascending(g.unconditional()),
             "argument rules not ascending",
         )?;
         let mut next = 0;
@@ -369,7 +422,7 @@ impl Group {
             let in_range = |ids: &[CondId]| ids.iter().all(|&c| arg.conds().contains(&c.index()));
             check(!arg.path.is_empty(), "empty argument path")?;
             check(
-                in_range(arg.present()) && in_range(arg.negated()) && in_range(&arg.path_conds),
+                in_range(arg.present()) && in_range(arg.negated()),
                 "argument condition out of range",
             )?;
             check(

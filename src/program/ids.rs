@@ -49,8 +49,10 @@ pub trait Id: Copy + Ord {
 macro_rules! id_kind {
     ($(#[$doc:meta])* $name:ident, $plural:literal) => {
         $(#[$doc])*
+        /// (The default is the first entry.)
         #[derive(
-            Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+            Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize,
+            Deserialize,
         )]
         #[repr(transparent)]
         #[serde(transparent)]

@@ -292,6 +292,10 @@ struct Large {
     /// With more than [`SCAN_BUCKETS`] buckets: per bucket, the bucket whose prefix is the
     /// longest proper prefix of its own ([`NO_PARENT`] if none); empty with fewer.
     parents: Box<[u32]>,
+    /// Set by the group that holds the index (it knows the conditions), for an index large
+    /// enough to be matched in part: per condition of the argument, the patterns that
+    /// satisfy it (see [`PatternIndex::set_by_cond`]).
+    by_cond: Csr<PatternId>,
 }
 
 /// The parent of a bucket whose prefix nests in no other.
@@ -665,12 +669,35 @@ impl PatternIndex {
         self.prefix_bytes.get(start..end).unwrap_or(&[])
     }
 
-    /// Computes the tables not stored in bundles.
+    /// Computes the tables not stored in bundles (keeping what the group set).
     fn derive(&mut self) {
         let locations = self.derive_locations();
         let parents = self.prefix_parents().0;
-        self.large = (!locations.is_empty() || !parents.is_empty())
-            .then(|| Box::new(Large { locations, parents }));
+        let by_cond = self.large.take().map_or_else(Csr::unset, |l| l.by_cond);
+        self.large =
+            (!locations.is_empty() || !parents.is_empty() || by_cond.rows() > 0).then(|| {
+                Box::new(Large {
+                    locations,
+                    parents,
+                    by_cond,
+                })
+            });
+    }
+
+    /// Records, for an index large enough to be matched in part, which of its patterns
+    /// satisfy each condition of its argument (row `c` for the argument's condition `c`,
+    /// counted from its first).
+    pub(crate) fn set_by_cond(&mut self, by_cond: Csr<PatternId>) {
+        self.large.get_or_insert_with(Box::default).by_cond = by_cond;
+    }
+
+    /// What [`PatternIndex::set_by_cond`] recorded (`None` when nothing was).
+    #[inline]
+    pub(crate) fn by_cond(&self) -> Option<&Csr<PatternId>> {
+        self.large
+            .as_deref()
+            .map(|l| &l.by_cond)
+            .filter(|b| b.rows() > 0)
     }
 
     /// Per bucket, its parent (see [`Large::parents`]); empty with at most

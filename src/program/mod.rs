@@ -37,9 +37,10 @@ use group::Group;
 use ids::{AgentId, Id};
 use index::{Automata, BuiltFallback, PatternIndex};
 use needles::NeedleMatcher;
-use perms::PermTable;
+use perms::{Grants, PermTable};
 use rule::Rules;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Why a decoded program was refused: which table is inconsistent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +88,8 @@ pub(crate) fn ascending<I: Id>(ids: &[I]) -> bool {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Program {
     pub(crate) agents: Vec<AgentRt>,
+    /// What each agent was granted.
+    pub(crate) grants: Grants,
     #[serde(skip)]
     pub(crate) agent_index: AgentIndex,
     pub(crate) catalog: Option<Catalog>,
@@ -113,14 +116,21 @@ impl Program {
         }
         self.validate_agents()?;
         let n_agents = self.agents.len();
+        self.grants.validate(n_agents, &self.perms)?;
+        // A decoded table grows by doubling; a policy of many small agents should not pay
+        // for the slack.
+        self.agents.shrink_to_fit();
+        self.groups.shrink_to_fit();
         if let Some(cat) = self.catalog.as_mut() {
             cat.validate_and_rebuild(n_agents, self.perms.len())?;
+            let group_of: Vec<ids::GroupId> = self.agents.iter().map(|a| a.group).collect();
+            cat.validate_agents(&group_of, &self.groups)?;
         }
         for g in &mut self.groups {
             g.rebuild()?;
         }
-        self.derive_agents()
-            .map_err(|_| Invalid("derived candidate table too large"))?;
+        self.share_agent_names();
+        group::share_paths(&mut self.groups);
         for c in &self.tests {
             let args = serde_json::from_str::<serde_json::Value>(&c.args);
             check(
@@ -152,42 +162,19 @@ impl Program {
         }
     }
 
-    /// Checks each agent's tables against the catalog (or its targets), and rebuilds the agent
-    /// lookup.
+    /// Checks each agent's group and targets against the catalog (or its absence), and
+    /// rebuilds the agent lookup.
     fn validate_agents(&mut self) -> Result<(), Invalid> {
-        let (n_perms, n_domains) = (self.perms.len(), self.perms.domain_len());
-        let n_tools = self.catalog.as_ref().map_or(0, Catalog::n_tools);
         self.agent_index =
             AgentIndex::build(&self.agents).map_err(|_| Invalid("duplicate agent"))?;
         for a in &self.agents {
-            check(
-                a.grants.exact.words().len() <= n_perms.div_ceil(64),
-                "grant set too large",
-            )?;
-            check(
-                a.grants.domains.words().len() <= n_domains.div_ceil(64),
-                "domain set too large",
-            )?;
             let group = self
                 .groups
                 .get(a.group.index())
                 .ok_or(Invalid("agent group out of range"))?;
-            let n_rules = group.rules.len();
+            let n_rules = group.n_rules();
             match (&self.catalog, &a.targets) {
-                (Some(_), None) => {
-                    check(
-                        a.candidates.is_valid(n_tools, n_rules),
-                        "candidate table is inconsistent",
-                    )?;
-                    check(
-                        (0..n_tools).all(|t| ascending(a.candidates.row(t))),
-                        "candidates not ascending",
-                    )?;
-                    check(
-                        all_below(&a.visible, n_tools) && ascending(&a.visible),
-                        "visible tools out of range",
-                    )?;
-                }
+                (Some(_), None) => {}
                 (None, Some(t)) => t.validate(n_rules, &self.automata)?,
                 _ => return Err(Invalid("agent tables do not match the catalog")),
             }
@@ -200,19 +187,19 @@ impl Program {
         Ok(())
     }
 
-    /// Derives every agent's run-time tables from its rule group.
-    pub(crate) fn derive_agents(&mut self) -> Result<(), ids::IdOverflow> {
-        // A decoded table grows by doubling; a policy of many small agents should not pay
-        // for the slack.
-        self.agents.shrink_to_fit();
-        self.groups.shrink_to_fit();
-        let n_tools = self.catalog.as_ref().map_or(0, Catalog::n_tools);
+    /// Makes each agent hold its name in the string its rules already hold.
+    fn share_agent_names(&mut self) {
         for a in &mut self.agents {
-            if let Some(group) = self.groups.get(a.group.index()) {
-                a.derive(group, n_tools)?;
+            let Some(group) = self.groups.get(a.group.index()) else {
+                continue;
+            };
+            let first = group.rule(ids::LocalRuleId::FIRST);
+            if let Some(rule) = first.and_then(|r| self.rules.get(r.index())) {
+                if *rule.info.agent == *a.name {
+                    a.name = Arc::clone(&rule.info.agent);
+                }
             }
         }
-        Ok(())
     }
 
     /// The agent named `name`, with its ID.
@@ -243,7 +230,7 @@ mod tests {
         use super::group::{ArgMatcher, Group, PatternConds};
         use std::mem::size_of;
         assert!(size_of::<ArgMatcher>() <= 64);
-        assert!(size_of::<super::agent::AgentRt>() <= 136);
+        assert!(size_of::<super::agent::AgentRt>() <= 48);
         assert!(size_of::<Group>() <= 152);
         assert!(size_of::<PatternConds<super::index::PatternIndex>>() <= 120);
         assert!(size_of::<super::csr::Csr<super::ids::CondId>>() <= 16);

@@ -1,8 +1,8 @@
 //! Interned permissions and domains, and the grant sets built over them.
 
-use super::bitset::FixedBitSet;
-use super::ids::{DomainId, IdOverflow, PermId};
-use super::Invalid;
+use super::csr::Csr;
+use super::ids::{AgentId, DomainId, IdOverflow, PermId};
+use super::{ascending, check, Invalid};
 use crate::resolve::Permission;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -100,27 +100,85 @@ impl PermTable {
     }
 }
 
-/// What one agent was granted: bitsets over interned permissions and domains.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct GrantSet {
-    pub all: bool,
-    pub exact: FixedBitSet,
-    pub domains: FixedBitSet,
+/// What each agent was granted, by column (row `a` is agent `a`): a policy of many small
+/// agents pays a few bytes per grant, not a bitset per agent.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Grants {
+    /// Per agent: granted everything (`grant *`).
+    pub all: Box<[bool]>,
+    /// Per agent: the permissions granted by name, ascending.
+    pub exact: Csr<PermId>,
+    /// Per agent: the domains granted whole (`domain:*`), ascending.
+    pub domains: Csr<DomainId>,
 }
 
-impl GrantSet {
+/// What one agent was granted, read from [`Grants`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GrantSet<'g> {
+    /// Granted everything.
+    pub all: bool,
+    /// The permissions granted by name, ascending.
+    pub exact: &'g [PermId],
+    /// The domains granted whole, ascending.
+    pub domains: &'g [DomainId],
+}
+
+impl Grants {
+    /// The table of `agents`' grants, one `(all, permissions, domains)` per agent in any
+    /// order (sorted and deduplicated here).
+    pub(crate) fn new(
+        agents: impl IntoIterator<Item = (bool, Vec<PermId>, Vec<DomainId>)>,
+    ) -> Result<Grants, IdOverflow> {
+        let (mut all, mut exact, mut domains) = (Vec::new(), Vec::new(), Vec::new());
+        for (a, mut e, mut d) in agents {
+            e.sort_unstable();
+            e.dedup();
+            d.sort_unstable();
+            d.dedup();
+            all.push(a);
+            exact.push(e);
+            domains.push(d);
+        }
+        Ok(Grants {
+            all: all.into_boxed_slice(),
+            exact: Csr::from_rows(exact)?,
+            domains: Csr::from_rows(domains)?,
+        })
+    }
+
+    /// The grants of agent `a` (nothing when out of range).
+    pub(crate) fn of(&self, a: AgentId) -> GrantSet<'_> {
+        GrantSet {
+            all: self.all.get(a.index()).copied().unwrap_or(false),
+            exact: self.exact.row(a.index()),
+            domains: self.domains.row(a.index()),
+        }
+    }
+
+    /// Checks the table against `n_agents` agents and the interned permissions.
+    pub(crate) fn validate(&self, n_agents: usize, perms: &PermTable) -> Result<(), Invalid> {
+        let ok = self.all.len() == n_agents
+            && self.exact.is_valid(n_agents, perms.len())
+            && self.domains.is_valid(n_agents, perms.domain_len())
+            && (0..n_agents)
+                .all(|a| ascending(self.exact.row(a)) && ascending(self.domains.row(a)));
+        check(ok, "grant table is inconsistent")
+    }
+}
+
+impl GrantSet<'_> {
     /// Membership of any permission, interned or not (policies without a catalog).
     pub(crate) fn contains_permission(&self, perms: &PermTable, p: &Permission) -> bool {
         if self.all {
             return true;
         }
         if let Some(id) = perms.id(&p.domain, &p.action) {
-            if self.exact.contains(id.index()) {
+            if self.exact.binary_search(&id).is_ok() {
                 return true;
             }
         }
         perms
             .domain_id(&p.domain)
-            .is_some_and(|d| self.domains.contains(d.index()))
+            .is_some_and(|d| self.domains.binary_search(&d).is_ok())
     }
 }

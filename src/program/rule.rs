@@ -24,8 +24,8 @@ pub struct RuleRef {
     pub agent: Arc<str>,
     /// `allow` or `deny`.
     pub effect: Effect,
-    /// The target as written.
-    pub target: String,
+    /// The target as written (shared by neighbouring rules with the same target).
+    pub target: Arc<str>,
     /// The file it is in (shared by the file's rules).
     pub file: Arc<str>,
     /// 1-based line.
@@ -166,9 +166,10 @@ impl<'de> Visitor<'de> for Locations {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<RuleRef>, A::Error> {
         // The declared length is only a hint (a damaged bundle may claim anything).
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
-        let (mut agent, mut file) = (None, None);
+        let (mut agent, mut target, mut file) = (None, None, None);
         while let Some(rule) = seq.next_element_seed(Location {
             agent: &mut agent,
+            target: &mut target,
             file: &mut file,
         })? {
             out.push(rule);
@@ -177,9 +178,11 @@ impl<'de> Visitor<'de> for Locations {
     }
 }
 
-/// Decodes one [`RuleRef`], reusing the previous rule's agent and file names when equal.
+/// Decodes one [`RuleRef`], reusing the previous rule's agent, target and file names when
+/// equal.
 struct Location<'a> {
     agent: &'a mut Option<Arc<str>>,
+    target: &'a mut Option<Arc<str>>,
     file: &'a mut Option<Arc<str>>,
 }
 
@@ -204,7 +207,9 @@ impl<'de> Visitor<'de> for Location<'_> {
             .next_element_seed(Shared(self.agent))?
             .ok_or_else(|| missing(0))?;
         let effect = seq.next_element()?.ok_or_else(|| missing(1))?;
-        let target = seq.next_element()?.ok_or_else(|| missing(2))?;
+        let target = seq
+            .next_element_seed(Shared(self.target))?
+            .ok_or_else(|| missing(2))?;
         let file = seq
             .next_element_seed(Shared(self.file))?
             .ok_or_else(|| missing(3))?;
@@ -285,6 +290,7 @@ mod tests {
         assert_eq!(want[2].1, "thïrd");
         let (first, second, third) = (&back.info[0], &back.info[1], &back.info[2]);
         assert!(Arc::ptr_eq(&first.agent, &second.agent));
+        assert!(Arc::ptr_eq(&first.target, &third.target));
         assert!(Arc::ptr_eq(&first.file, &third.file));
         assert!(!Arc::ptr_eq(&second.agent, &third.agent));
         // A table with a message too few is refused.

@@ -38,7 +38,7 @@
 //! assert_eq!(back.original(&at.file, at.line).map(|r| r.line), Some(4));
 //! ```
 
-use crate::program::ids::{DomainId, PermId};
+use crate::program::ids::AgentId;
 use crate::program::Program;
 use crate::resolve::Policy;
 use crate::source::SourceMap;
@@ -248,13 +248,14 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
     };
     out.line(&format!("agent {} {{", name(&agent.name)));
     let mut grants: Vec<String> = Vec::new();
-    if agent.grants.all {
+    let granted = program
+        .grants
+        .of(AgentId::new(a).map_err(|e| Refusal(e.to_string()))?);
+    if granted.all {
         grants.push("*".into());
     }
-    for d in agent.grants.domains.iter() {
-        let domain = DomainId::new(d)
-            .ok()
-            .and_then(|d| program.perms.domain_name(d));
+    for &d in granted.domains {
+        let domain = program.perms.domain_name(d);
         let domain = domain.ok_or_else(|| {
             Refusal(format!(
                 "agent `{}` is granted an unknown domain",
@@ -263,8 +264,8 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
         })?;
         grants.push(format!("{domain}:*"));
     }
-    for p in agent.grants.exact.iter() {
-        let perm = PermId::new(p).ok().and_then(|p| program.perms.get_name(p));
+    for &p in granted.exact {
+        let perm = program.perms.get_name(p);
         let perm = perm.ok_or_else(|| {
             Refusal(format!(
                 "agent `{}` is granted an unknown permission",
@@ -286,13 +287,13 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
         .iter()
         .filter(|r| *r.info.agent == *agent.name)
         .count();
-    if mine != group.rules.len() || group.rule_cond_text.len() != group.rule_conds.items().len() {
+    if mine != group.n_rules() || group.rule_cond_text.len() != group.rule_conds.items().len() {
         return Err(Refusal(format!(
             "the rules of agent `{}` do not match its rule group",
             agent.name
         )));
     }
-    for (local, &global) in group.rules.iter().enumerate() {
+    for (local, global) in group.rule_ids().enumerate() {
         let rule = program
             .rules
             .get(global.index())

@@ -18,7 +18,7 @@
 //! its source is.
 
 use crate::engine::{Engine, Reason, RuleRef};
-use crate::program::ids::LocalRuleId;
+use crate::program::ids::{AgentId, LocalRuleId};
 use crate::program::Program;
 use crate::resolve::TestCase;
 use crate::source::Location;
@@ -209,7 +209,7 @@ pub fn coverage(engine: &Engine) -> Coverage {
         let Some(group) = program.groups.get(agent.group.index()) else {
             continue;
         };
-        for (local, &id) in group.rules.iter().enumerate() {
+        for (local, id) in group.rule_ids().enumerate() {
             let Some(rule) = rules.get_mut(id.index()) else {
                 continue;
             };
@@ -295,10 +295,11 @@ fn record(status: &mut Status, by: CoveredBy) {
 fn unreachable(program: &Program, a: usize, local: LocalRuleId) -> Option<String> {
     let cat = program.catalog.as_ref()?;
     let agent = program.agents.get(a)?;
+    let id = AgentId::new(a).ok()?;
     let mut blocked = Vec::new();
     for tool in cat.tools() {
         let t = tool.id().index();
-        if !agent.candidates.row(t).contains(&local) {
+        if !cat.candidates(id, tool.id()).0.contains(&local) {
             continue;
         }
         let homonyms = cat.named(tool.name()).count();

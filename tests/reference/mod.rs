@@ -174,7 +174,7 @@ impl Outcome {
             rule: d.rule.as_ref().map(|r| {
                 (
                     r.effect.as_str().to_string(),
-                    r.target.clone(),
+                    r.target.to_string(),
                     r.file.to_string(),
                     r.line,
                     r.column,
