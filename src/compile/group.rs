@@ -11,11 +11,12 @@
 use crate::pattern::glob::{literal_split, LiteralSplit};
 use crate::program::csr::{Csr, Strings};
 use crate::program::dfa::{DfaError, DfaLimits};
-use crate::program::group::{ArgMatcher, Group, OtherConds, PatternConds, ShellPatterns};
+use crate::program::group::{arg_of, ArgMatcher, Group, OtherConds, PatternConds, ShellPatterns};
 use crate::program::ids::{CondId, IdOverflow, LocalRuleId, NeedleId, RuleId};
 use crate::program::index::{Automata, PatternIndex};
 use crate::program::needles::NeedleMatcher;
 use crate::resolve::{CondDef, CondTest, RuleDef, StrPattern};
+use crate::syntax::ast::Effect;
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -204,19 +205,14 @@ pub(crate) fn build(
     debug_assert!(rules
         .windows(2)
         .all(|w| w[0].0.index() + 1 == w[1].0.index()));
-    let mut group = Group {
-        first_rule: rules.first().map_or(RuleId::FIRST, |&(id, _)| id),
-        effects: rules.iter().map(|(_, r)| r.effect).collect(),
-        n_conds: u32::try_from(n_conds).map_err(|_| IdOverflow("conditions of one agent"))?,
-        args: args.into_boxed_slice(),
-        ..Group::default()
-    };
+    let first_rule = rules.first().map_or(RuleId::FIRST, |&(id, _)| id);
+    let effects: Vec<Effect> = rules.iter().map(|(_, r)| r.effect).collect();
     let mut unconditional = Vec::new();
     let mut rule_conds = Vec::with_capacity(rules.len());
     let mut placed = placed.as_slice();
     let mut rule_cond_text = Vec::new();
     let mut keyed: Vec<Vec<LocalRuleId>> = vec![Vec::new(); n_conds];
-    let mut arg_keyed: Vec<Vec<LocalRuleId>> = vec![Vec::new(); group.args.len()];
+    let mut arg_keyed: Vec<Vec<LocalRuleId>> = vec![Vec::new(); args.len()];
     for (local, (_, rule)) in rules.iter().enumerate() {
         let local = LocalRuleId::new(local)?;
         let (mine, rest) = placed.split_at(rule.conditions.len().min(placed.len()));
@@ -239,8 +235,8 @@ pub(crate) fn build(
         match key.and_then(|k| conds.get(k).copied()) {
             Some(c) => {
                 keyed[c.index()].push(local);
-                if let Some(a) = group.arg_of(c) {
-                    if !group.args[a].present().contains(&c) {
+                if let Some(a) = arg_of(&args, c) {
+                    if !args[a].present().contains(&c) {
                         arg_keyed[a].push(local);
                     }
                 }
@@ -250,13 +246,18 @@ pub(crate) fn build(
         rule_conds.push(conds);
         rule_cond_text.extend(rule.conditions.iter().map(|c| c.text.as_str()));
     }
-    group.rule_conds = Csr::from_rows(rule_conds)?;
-    group.rule_cond_text = Strings::from_strs(rule_cond_text)?;
     keyed.extend(arg_keyed);
     if !unconditional.is_empty() {
         keyed.push(unconditional);
     }
-    group.by_key = Csr::from_rows(keyed)?;
+    let mut group = Group::new(
+        (first_rule, &effects),
+        &Csr::from_rows(rule_conds)?,
+        &Csr::from_rows(keyed)?,
+        u32::try_from(n_conds).map_err(|_| IdOverflow("conditions of one agent"))?,
+        Strings::from_strs(rule_cond_text)?,
+        args.into_boxed_slice(),
+    )?;
     group.derive()?;
     Ok(group)
 }

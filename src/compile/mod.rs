@@ -44,7 +44,7 @@ pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Program
     let mut diags = Diagnostics::new();
     let perms = intern_permissions(policy).map_err(too_large)?;
     let (rules, agent_rules) = rule_table(policy).map_err(too_large)?;
-    let mut groups = vec![Group::default()];
+    let mut groups = vec![Group::empty()];
     let mut agents = Vec::with_capacity(policy.agents.len());
     for (agent, mine) in policy.agents.iter().zip(&agent_rules) {
         let group = rule_group(agent, mine, &mut shared, &mut groups, &mut diags);

@@ -186,7 +186,7 @@ impl Engine {
                     "fired"
                 },
                 failed_condition: failed.map(|k| {
-                    let at = group.rule_conds.row_start(local.index()) + k;
+                    let at = group.rule_conds().row_start(local.index()) + k;
                     group.rule_cond_text.get(at).to_string()
                 }),
             });

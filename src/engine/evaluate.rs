@@ -247,14 +247,14 @@ impl Group {
                 crate::program::ids::all::<LocalRuleId>(self.n_rules())
                     .ok()?
                     .filter(|&local| candidates.contains(local))
-                    .map(|local| {
-                        let effect = self.effects[local.index()];
+                    .filter_map(|local| {
+                        let effect = self.effect(local)?;
                         let failed = self
-                            .rule_conds
+                            .rule_conds()
                             .row(local.index())
                             .iter()
                             .position(|&c| !self.holds(c, effect, s));
-                        (local, failed)
+                        Some((local, failed))
                     }),
             );
         }
@@ -288,8 +288,10 @@ impl Group {
 
     /// Whether a rule fires: every condition holds.
     fn fires(&self, local: LocalRuleId, s: &Scratch) -> bool {
-        let effect = self.effects[local.index()];
-        self.rule_conds
+        let Some(effect) = self.effect(local) else {
+            return false;
+        };
+        self.rule_conds()
             .row(local.index())
             .iter()
             .all(|&c| self.holds(c, effect, s))
@@ -302,7 +304,7 @@ impl Group {
         candidates: &Candidates,
         s: &Scratch,
     ) -> Option<LocalRuleId> {
-        let of_effect = |local: LocalRuleId| self.effects.get(local.index()) == Some(&effect);
+        let of_effect = |local: LocalRuleId| self.effect(local) == Some(effect);
         match candidates {
             // Few candidates (the usual case with a catalog): check each, in order; a deny
             // is looked for among the tool's deny rules only. So are more deny rules when
@@ -462,21 +464,34 @@ impl Judge<'_> {
     /// With few candidate rules and a large pattern index: fills `wanted` with the patterns
     /// that can satisfy the candidates' conditions on this argument, and returns true when
     /// matching only them pays.
+    #[inline]
     fn wanted(
         &self,
         arg: &ArgMatcher,
         index: Option<&PatternConds<PatternIndex>>,
         wanted: &mut Vec<PatternId>,
     ) -> bool {
-        let (Some((group, rules)), Some(index)) = (self.focus, index) else {
+        // Most indexes are small: no call, no frame.
+        let (Some(focus), Some(index)) = (self.focus, index) else {
             return false;
         };
         let Some(by_cond) = index.matcher.by_cond() else {
             return false;
         };
+        Self::wanted_patterns(focus, arg, index, by_cond, wanted)
+    }
+
+    /// [`Judge::wanted`] for a large index.
+    fn wanted_patterns(
+        (group, rules): (&Group, &[LocalRuleId]),
+        arg: &ArgMatcher,
+        index: &PatternConds<PatternIndex>,
+        by_cond: &crate::program::csr::Csr<PatternId>,
+        wanted: &mut Vec<PatternId>,
+    ) -> bool {
         wanted.clear();
         for &local in rules {
-            for &c in group.rule_conds.row(local.index()) {
+            for &c in group.rule_conds().row(local.index()) {
                 let c = c.index();
                 if arg.conds().contains(&c) {
                     extend_small(wanted, by_cond.row(c - arg.lo as usize));

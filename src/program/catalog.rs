@@ -278,7 +278,7 @@ impl Catalog {
         )?;
         let n_rules = |a: usize| {
             let g = group_of.get(a)?;
-            Some(groups.get(g.index())?.effects.len())
+            Some(groups.get(g.index())?.n_rules())
         };
         for (a, _) in group_of.iter().enumerate() {
             let n = n_rules(a).ok_or(Invalid("agent group out of range"))?;
@@ -295,16 +295,11 @@ impl Catalog {
     /// Derives the deny candidates from the candidates and the agents' groups.
     fn derive(&mut self, group_of: &[GroupId], groups: &[Group]) -> Result<(), IdOverflow> {
         let is_deny = |g: &GroupId, local: &LocalRuleId| {
-            groups
-                .get(g.index())
-                .and_then(|g| g.effects.get(local.index()))
-                == Some(&Effect::Deny)
+            groups.get(g.index()).and_then(|g| g.effect(*local)) == Some(Effect::Deny)
         };
-        let any_deny = group_of.iter().any(|g| {
-            groups
-                .get(g.index())
-                .is_some_and(|g| g.effects.contains(&Effect::Deny))
-        });
+        let any_deny = group_of
+            .iter()
+            .any(|g| groups.get(g.index()).is_some_and(Group::has_deny));
         if !any_deny {
             self.deny_candidates = Csr::unset();
             return Ok(());

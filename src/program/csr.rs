@@ -117,20 +117,73 @@ impl<T: Id> Csr<T> {
         })
     }
 
-    /// The stored offsets (empty for [`Csr::unset`]).
-    fn offsets(&self) -> &[T] {
-        self.data.get(1..self.rows() + 2).unwrap_or(&[])
+    /// The table, borrowed.
+    #[inline]
+    pub fn view(&self) -> CsrRef<'_, T> {
+        CsrRef { data: &self.data }
+    }
+
+    /// The packed slice (see [`CsrRef::packed`]).
+    pub fn packed(&self) -> &[T] {
+        &self.data
     }
 
     /// Number of rows.
     #[inline]
     pub fn rows(&self) -> usize {
-        self.data.first().map_or(0, |r| r.index())
+        self.view().rows()
     }
 
     /// Row `i` (empty when out of range).
     #[inline]
     pub fn row(&self, i: usize) -> &[T] {
+        self.view().row(i)
+    }
+
+    /// Where row `i` starts among the items.
+    pub fn row_start(&self, i: usize) -> usize {
+        self.view().row_start(i)
+    }
+
+    /// Every item.
+    pub fn items(&self) -> &[T] {
+        self.view().items()
+    }
+
+    /// True when the offsets are well formed and every item is below `bound`.
+    pub fn is_valid(&self, rows: usize, bound: usize) -> bool {
+        self.view().is_valid(rows, bound)
+    }
+}
+
+/// A [`Csr`] table borrowed, or read in place from a larger slice (the packed form,
+/// `[rows, offsets (rows + 1, the first 0), items...]`).
+#[derive(Debug, Clone, Copy)]
+pub struct CsrRef<'a, T> {
+    data: &'a [T],
+}
+
+impl<'a, T: Id> CsrRef<'a, T> {
+    /// The table packed in `data` (unchecked: see [`CsrRef::is_valid`]).
+    #[inline]
+    pub fn packed(data: &'a [T]) -> CsrRef<'a, T> {
+        CsrRef { data }
+    }
+
+    /// The stored offsets.
+    fn offsets(self) -> &'a [T] {
+        self.data.get(1..self.rows() + 2).unwrap_or(&[])
+    }
+
+    /// Number of rows.
+    #[inline]
+    pub fn rows(self) -> usize {
+        self.data.first().map_or(0, |r| r.index())
+    }
+
+    /// Row `i` (empty when out of range).
+    #[inline]
+    pub fn row(self, i: usize) -> &'a [T] {
         let rows = self.rows();
         if i >= rows {
             return &[];
@@ -147,17 +200,17 @@ impl<T: Id> Csr<T> {
     }
 
     /// Where row `i` starts among the items.
-    pub fn row_start(&self, i: usize) -> usize {
+    pub fn row_start(self, i: usize) -> usize {
         self.offsets().get(i).map_or(0, |o| o.index())
     }
 
     /// Every item.
-    pub fn items(&self) -> &[T] {
+    pub fn items(self) -> &'a [T] {
         self.data.get(self.rows() + 2..).unwrap_or(&[])
     }
 
     /// True when the offsets are well formed and every item is below `bound`.
-    pub fn is_valid(&self, rows: usize, bound: usize) -> bool {
+    pub fn is_valid(self, rows: usize, bound: usize) -> bool {
         let offsets = self.offsets();
         self.rows() == rows
             && offsets.len() == rows + 1
@@ -171,6 +224,13 @@ impl<T: Id> Csr<T> {
 }
 
 impl<T: Id + Serialize> Serialize for Csr<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.view().serialize(serializer)
+    }
+}
+
+impl<T: Id + Serialize> Serialize for CsrRef<'_, T> {
+    /// As a [`Csr`]: the offsets and the items.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let unset = [T::from_raw(0)];

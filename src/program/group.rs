@@ -8,8 +8,8 @@
 //! number of satisfied conditions, not the number of rules. The compiler builds groups
 //! (`compile::group`), the engine evaluates them (`engine::evaluate`).
 
-use super::csr::{Csr, Strings};
-use super::ids::{ArgId, CondId, IdOverflow, LocalRuleId, NeedleId, PatternId, RuleId};
+use super::csr::{Csr, CsrRef, Strings};
+use super::ids::{ArgId, CondId, Id, IdOverflow, LocalRuleId, NeedleId, PatternId, RuleId};
 use super::index::{Automata, PatternIndex};
 use super::needles::NeedleMatcher;
 use super::{ascending, check, Invalid};
@@ -232,56 +232,209 @@ pub(crate) fn share_paths(groups: &mut [Group]) {
 
 /// The rules of one agent for one tool (or, without a catalog, all of an agent's rules).
 ///
-/// A group is held per agent, so its lists are boxed slices (no capacity word, no slack)
-/// and its counts `u32`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// A group is held per agent, so its ID tables (the rules' effects, their conditions, the
+/// rules by key, and the derived argument tables) sit in one allocation, `tables`, read in
+/// place (see [`Group::new`]); its counts are `u32`. Bundles store the tables one by one
+/// ([`GroupEncoding`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(try_from = "GroupEncoding")]
 pub(crate) struct Group {
     /// The global ID of the first rule: an agent's rules are numbered one after the other,
     /// so local rule `l` is global rule `first_rule + l`.
     pub first_rule: RuleId,
-    /// Effect of each local rule (one per rule: the group's rule count).
-    pub effects: Box<[Effect]>,
-    /// Condition IDs of each local rule, in the rule's order.
-    pub rule_conds: Csr<CondId>,
-    /// The rules by key, in one table: per condition, the local rules keyed on it
-    /// ([`Group::keyed`]); per argument, the local rules keyed on one of its conditions other
-    /// than `present` ([`Group::arg_keyed`]); then, in a last row left out when empty, the
-    /// local rules with no condition ([`Group::unconditional`]).
-    pub by_key: Csr<LocalRuleId>,
+    /// Number of rules.
+    n_rules: u32,
     /// Number of distinct conditions.
     pub n_conds: u32,
+    /// Where the rules by key start in `tables`.
+    key_at: u32,
+    /// Where the argument tables start in `tables`.
+    arg_at: u32,
+    /// End to end: a bit per rule, set for a deny (in `u32` words); each rule's conditions
+    /// (a packed [`Csr`]); the rules by key (a packed [`Csr`]: per condition, the local
+    /// rules keyed on it; per argument, the local rules keyed on one of its conditions other
+    /// than `present`; then, in a last row left out when empty, the local rules with no
+    /// condition); and, derived, the argument of each condition followed by the arguments
+    /// some deny rule reads, ascending.
+    tables: Box<[u32]>,
     /// Each rule's conditions as written (aligned with `rule_conds`' items), for
     /// explanations: two rules may share a condition written differently.
     pub rule_cond_text: Strings,
     /// One matcher per argument path.
     pub args: Box<[ArgMatcher]>,
-    /// Derived (not stored in bundles): the argument of each condition, then the
-    /// arguments some deny rule reads, ascending, in one slice (see [`Group::cond_arg`] and
-    /// [`Group::deny_args`]).
-    #[serde(skip)]
-    pub arg_tables: Box<[ArgId]>,
+}
+
+/// A group as bundles store it.
+#[derive(Deserialize)]
+pub(crate) struct GroupEncoding {
+    first_rule: RuleId,
+    effects: Box<[Effect]>,
+    rule_conds: Csr<CondId>,
+    by_key: Csr<LocalRuleId>,
+    n_conds: u32,
+    rule_cond_text: Strings,
+    args: Box<[ArgMatcher]>,
+}
+
+impl TryFrom<GroupEncoding> for Group {
+    type Error = IdOverflow;
+
+    fn try_from(e: GroupEncoding) -> Result<Group, IdOverflow> {
+        Group::new(
+            (e.first_rule, &e.effects),
+            &e.rule_conds,
+            &e.by_key,
+            e.n_conds,
+            e.rule_cond_text,
+            e.args,
+        )
+    }
+}
+
+impl Serialize for Group {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let effects: Vec<Effect> = (0..self.n_rules())
+            .filter_map(|l| self.effect(LocalRuleId::new(l).ok()?))
+            .collect();
+        let mut s = serializer.serialize_struct("GroupEncoding", 7)?;
+        s.serialize_field("first_rule", &self.first_rule)?;
+        s.serialize_field("effects", &effects)?;
+        s.serialize_field("rule_conds", &self.rule_conds())?;
+        s.serialize_field("by_key", &self.by_key())?;
+        s.serialize_field("n_conds", &self.n_conds)?;
+        s.serialize_field("rule_cond_text", &self.rule_cond_text)?;
+        s.serialize_field("args", &self.args)?;
+        s.end()
+    }
+}
+
+/// The argument (position in `args`) condition `cond` is about.
+pub(crate) fn arg_of(args: &[ArgMatcher], cond: CondId) -> Option<usize> {
+    let c = cond.index();
+    let i = args.partition_point(|a| a.hi as usize <= c);
+    (i < args.len() && args.get(i)?.lo as usize <= c).then_some(i)
 }
 
 impl Group {
-    /// Computes the tables derived from the stored ones (after building, and after loading
-    /// a bundle once the stored tables are validated).
-    pub(crate) fn derive(&mut self) -> Result<(), IdOverflow> {
-        let mut cond_arg = vec![ArgId::FIRST; self.n_conds as usize];
-        for (a, arg) in self.args.iter().enumerate() {
+    /// The group of no rule (the group of agents without rules).
+    pub(crate) fn empty() -> Group {
+        Group {
+            first_rule: RuleId::FIRST,
+            n_rules: 0,
+            n_conds: 0,
+            key_at: 2,
+            arg_at: 4,
+            // No effect bits, then two tables of no rows.
+            tables: Box::new([0, 0, 0, 0]),
+            rule_cond_text: Strings::default(),
+            args: Box::default(),
+        }
+    }
+
+    /// The group of the rules numbered from `first_rule` with these `effects`, each rule's
+    /// conditions (`rule_conds`), the rules by key (`by_key`: see [`Group::keyed`],
+    /// [`Group::arg_keyed`], [`Group::unconditional`]), `n_conds` conditions, their text and
+    /// the argument matchers; the argument tables are derived here. Unchecked (see
+    /// [`Group::validate`]).
+    pub(crate) fn new(
+        (first_rule, effects): (RuleId, &[Effect]),
+        rule_conds: &Csr<CondId>,
+        by_key: &Csr<LocalRuleId>,
+        n_conds: u32,
+        rule_cond_text: Strings,
+        args: Box<[ArgMatcher]>,
+    ) -> Result<Group, IdOverflow> {
+        let too_many = |_| IdOverflow("items in one group table");
+        let n_rules = u32::try_from(effects.len()).map_err(too_many)?;
+        let mut tables = vec![0u32; effects.len().div_ceil(32)];
+        for (l, _) in effects
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| **e == Effect::Deny)
+        {
+            if let Some(word) = tables.get_mut(l / 32) {
+                *word |= 1 << (l % 32);
+            }
+        }
+        tables.extend(rule_conds.packed().iter().map(|c| c.raw()));
+        let key_at = u32::try_from(tables.len()).map_err(too_many)?;
+        tables.extend(by_key.packed().iter().map(|l| l.raw()));
+        let arg_at = u32::try_from(tables.len()).map_err(too_many)?;
+        // The argument of each condition, then the arguments some deny rule reads.
+        let mut cond_arg = vec![ArgId::FIRST; n_conds as usize];
+        for (a, arg) in args.iter().enumerate() {
             let id = ArgId::new(a)?;
             for slot in cond_arg.get_mut(arg.conds()).into_iter().flatten() {
                 *slot = id;
             }
         }
-        let mut deny_args: Vec<ArgId> = (0..self.n_rules())
-            .filter(|&local| self.effects.get(local) == Some(&Effect::Deny))
-            .flat_map(|local| self.rule_conds.row(local).iter())
+        let mut deny_args: Vec<ArgId> = (0..effects.len())
+            .filter(|&local| effects.get(local) == Some(&Effect::Deny))
+            .flat_map(|local| rule_conds.row(local).iter())
             .filter_map(|&c| cond_arg.get(c.index()).copied())
             .collect();
         deny_args.sort_unstable();
         deny_args.dedup();
-        cond_arg.extend(deny_args);
-        self.arg_tables = cond_arg.into_boxed_slice();
+        tables.extend(cond_arg.iter().chain(&deny_args).map(|a| a.raw()));
+        Ok(Group {
+            first_rule,
+            n_rules,
+            n_conds,
+            key_at,
+            arg_at,
+            tables: tables.into_boxed_slice(),
+            rule_cond_text,
+            args,
+        })
+    }
+
+    /// The `u32`s of `tables` in `range` (empty when out of range).
+    #[inline]
+    fn part(&self, range: impl std::slice::SliceIndex<[u32], Output = [u32]>) -> &[u32] {
+        self.tables.get(range).unwrap_or(&[])
+    }
+
+    /// Each rule's conditions, in the rule's order.
+    #[inline]
+    pub(crate) fn rule_conds(&self) -> CsrRef<'_, CondId> {
+        let start = self.n_rules().div_ceil(32);
+        CsrRef::packed(CondId::slice(self.part(start..self.key_at as usize)))
+    }
+
+    /// The rules by key (see [`Group::keyed`]).
+    #[inline]
+    fn by_key(&self) -> CsrRef<'_, LocalRuleId> {
+        let part = self.part(self.key_at as usize..self.arg_at as usize);
+        CsrRef::packed(LocalRuleId::slice(part))
+    }
+
+    /// The effect of local rule `local` (`None` when out of range).
+    #[inline]
+    pub(crate) fn effect(&self, local: LocalRuleId) -> Option<Effect> {
+        let l = local.index();
+        if l >= self.n_rules() {
+            return None;
+        }
+        let word = self.tables.get(l / 32)?;
+        Some(if word >> (l % 32) & 1 == 1 {
+            Effect::Deny
+        } else {
+            Effect::Allow
+        })
+    }
+
+    /// True when some rule is a deny.
+    pub(crate) fn has_deny(&self) -> bool {
+        self.part(..self.n_rules().div_ceil(32))
+            .iter()
+            .any(|&w| w != 0)
+    }
+
+    /// Computes the tables derived from the stored ones that need the pattern indexes
+    /// rebuilt (after building, and after loading a bundle once the stored tables are
+    /// validated).
+    pub(crate) fn derive(&mut self) -> Result<(), IdOverflow> {
         for arg in &mut self.args {
             let n = arg.conds().len();
             let lo = arg.lo as usize;
@@ -311,7 +464,7 @@ impl Group {
     pub(crate) fn keyed(&self, c: CondId) -> &[LocalRuleId] {
         let i = c.index();
         if i < self.n_conds as usize {
-            self.by_key.row(i)
+            self.by_key().row(i)
         } else {
             &[]
         }
@@ -322,7 +475,7 @@ impl Group {
     #[inline]
     pub(crate) fn arg_keyed(&self, a: usize) -> &[LocalRuleId] {
         if a < self.args.len() {
-            self.by_key.row(self.n_conds as usize + a)
+            self.by_key().row(self.n_conds as usize + a)
         } else {
             &[]
         }
@@ -331,13 +484,13 @@ impl Group {
     /// The local rules with no condition, ascending.
     #[inline]
     pub(crate) fn unconditional(&self) -> &[LocalRuleId] {
-        self.by_key.row(self.n_conds as usize + self.args.len())
+        self.by_key().row(self.n_conds as usize + self.args.len())
     }
 
     /// The number of rules.
     #[inline]
     pub(crate) fn n_rules(&self) -> usize {
-        self.effects.len()
+        self.n_rules as usize
     }
 
     /// The global ID of local rule `local` (`None` when out of range).
@@ -358,7 +511,11 @@ impl Group {
     pub(crate) fn cond_arg(&self, c: CondId) -> Option<ArgId> {
         let i = c.index();
         (i < self.n_conds as usize)
-            .then(|| self.arg_tables.get(i).copied())
+            .then(|| {
+                self.tables
+                    .get(self.arg_at as usize + i)
+                    .map(|&a| ArgId::from_raw(a))
+            })
             .flatten()
     }
 
@@ -366,14 +523,7 @@ impl Group {
     /// first and stops when a deny fires.
     #[inline]
     pub(crate) fn deny_args(&self) -> &[ArgId] {
-        self.arg_tables.get(self.n_conds as usize..).unwrap_or(&[])
-    }
-
-    /// The argument a condition is about.
-    pub(crate) fn arg_of(&self, cond: CondId) -> Option<usize> {
-        let c = cond.index();
-        let i = self.args.partition_point(|a| a.hi as usize <= c);
-        (i < self.args.len() && self.args[i].lo as usize <= c).then_some(i)
+        ArgId::slice(self.part(self.arg_at as usize + self.n_conds as usize..))
     }
 
     /// Checks every table and index of the group against the program's `n_rules` rules, its
@@ -395,17 +545,17 @@ impl Group {
             "group rule out of range",
         )?;
         check(
-            g.rule_conds.is_valid(n_rules, n),
+            g.rule_conds().is_valid(n_rules, n),
             "rule condition table is inconsistent",
         )?;
-        let key_rows = g.by_key.rows();
+        let key_rows = g.by_key().rows();
         check(
             (key_rows == n + g.args.len() || key_rows == n + g.args.len() + 1)
-                && g.by_key.is_valid(key_rows, n_rules),
+                && g.by_key().is_valid(key_rows, n_rules),
             "keyed rule table is inconsistent",
         )?;
         check(
-            g.rule_cond_text.is_valid(g.rule_conds.items().len()),
+            g.rule_cond_text.is_valid(g.rule_conds().items().len()),
             "condition text table is inconsistent",
         )?;
         check(

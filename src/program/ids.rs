@@ -43,6 +43,9 @@ pub trait Id: Copy + Ord {
     /// The ID wrapping `raw`, unchecked against any table: for tables that store counts
     /// among their IDs ([`super::csr::Csr`]).
     fn from_raw(raw: u32) -> Self;
+    /// The `u32`s of `raw` read as IDs (no copy), unchecked against any table: for tables
+    /// of several kinds of ID in one allocation ([`super::group::Group`]).
+    fn slice(raw: &[u32]) -> &[Self];
 }
 
 /// Defines one ID kind: the newtype, checked construction and table access.
@@ -51,8 +54,18 @@ macro_rules! id_kind {
         $(#[$doc])*
         /// (The default is the first entry.)
         #[derive(
-            Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize,
+            Debug,
+            Clone,
+            Copy,
+            Default,
+            PartialEq,
+            Eq,
+            PartialOrd,
+            Ord,
+            Hash,
+            Serialize,
             Deserialize,
+            bytemuck::TransparentWrapper,
         )]
         #[repr(transparent)]
         #[serde(transparent)]
@@ -98,6 +111,11 @@ macro_rules! id_kind {
             #[inline(always)]
             fn from_raw(raw: u32) -> $name {
                 $name(raw)
+            }
+
+            #[inline(always)]
+            fn slice(raw: &[u32]) -> &[$name] {
+                <$name as bytemuck::TransparentWrapper<u32>>::wrap_slice(raw)
             }
         }
     };

@@ -16,10 +16,10 @@
 //! regex (regex-automata's `meta::Regex`: a lazy DFA with a bounded cache, or a PikeVM; linear
 //! time either way), kept as source in the bundle and rebuilt when it is loaded.
 
-use super::csr::Csr;
+use super::csr::{Csr, CsrRef};
 use super::dfa::{Dfa, DfaError, DfaLimits};
 use super::fallback::FallbackSet;
-use super::ids::{self, DfaId, PatternId};
+use super::ids::{self, DfaId, Id, PatternId};
 use super::Invalid;
 use crate::pattern::glob::LiteralSplit;
 use crate::pattern::size::{estimated_size, DENSE_ESTIMATE_BUDGET};
@@ -268,12 +268,16 @@ struct Unanchored {
 pub struct PatternIndex {
     /// Bucket prefixes, sorted ascending, stored end to end.
     prefix_bytes: Box<[u8]>,
-    /// Row `b` of this one-column table is `[start]`; prefix `b` ends where `b + 1` starts.
-    prefix_ends: Box<[u32]>,
-    /// Per bucket: the suffix DFA.
-    bucket_dfas: Box<[DfaId]>,
-    /// Per bucket: the original pattern index of each suffix DFA pattern.
-    bucket_patterns: Csr<PatternId>,
+    /// The bucket tables end to end, in one allocation (an index is held per argument of
+    /// every agent): per bucket, where its prefix ends in `prefix_bytes`
+    /// ([`PatternIndex::prefix_ends`]); per bucket, the suffix DFA
+    /// ([`PatternIndex::bucket_dfas`]); then per bucket, the original pattern index of each
+    /// suffix DFA pattern (a packed [`Csr`], [`PatternIndex::bucket_patterns`]).
+    bucket_tables: Box<[u32]>,
+    /// Where the suffix DFAs start in `bucket_tables` (the number of buckets).
+    dfas_at: u32,
+    /// Where the bucket patterns start in `bucket_tables`.
+    patterns_at: u32,
     /// `None` when every pattern is in a prefix bucket.
     unanchored: Option<Box<Unanchored>>,
     /// Derived (not stored in bundles): the number of patterns the index places.
@@ -316,15 +320,12 @@ struct IndexEncoding {
 
 impl From<IndexEncoding> for PatternIndex {
     fn from(e: IndexEncoding) -> PatternIndex {
-        let mut index = PatternIndex {
-            prefix_bytes: e.prefix_bytes,
-            prefix_ends: e.prefix_ends,
-            bucket_dfas: e.bucket_dfas,
-            bucket_patterns: e.bucket_patterns,
-            unanchored: None,
-            n_patterns: 0,
-            large: None,
-        };
+        let mut index = PatternIndex::with_buckets(
+            e.prefix_bytes,
+            &e.prefix_ends,
+            &e.bucket_dfas,
+            &e.bucket_patterns,
+        );
         index.set_unanchored(Unanchored {
             rest: e.rest,
             word_rest: e.word_rest,
@@ -340,15 +341,26 @@ impl Serialize for PatternIndex {
         use serde::ser::SerializeStruct;
         let mut s = serializer.serialize_struct("IndexEncoding", 8)?;
         s.serialize_field("prefix_bytes", &self.prefix_bytes)?;
-        s.serialize_field("prefix_ends", &self.prefix_ends)?;
-        s.serialize_field("bucket_dfas", &self.bucket_dfas)?;
-        s.serialize_field("bucket_patterns", &self.bucket_patterns)?;
+        s.serialize_field("prefix_ends", self.prefix_ends())?;
+        s.serialize_field("bucket_dfas", self.bucket_dfas())?;
+        s.serialize_field("bucket_patterns", &self.bucket_patterns())?;
         s.serialize_field("rest", self.rest())?;
         s.serialize_field("word_rest", self.word_rest())?;
         s.serialize_field("fallback", &self.fallback())?;
         s.serialize_field("word_fallback", &self.word_fallback())?;
         s.end()
     }
+}
+
+/// Bucket `b`'s prefix, given the prefixes end to end and where each ends.
+#[inline]
+fn prefix_of<'a>(bytes: &'a [u8], ends: &[u32], b: usize) -> &'a [u8] {
+    let start = match b.checked_sub(1) {
+        Some(before) => ends.get(before).copied().unwrap_or(0) as usize,
+        None => 0,
+    };
+    let end = ends.get(b).copied().unwrap_or(0) as usize;
+    bytes.get(start..end).unwrap_or(&[])
 }
 
 /// Parses a pattern's source the way every automaton of an index reads it.
@@ -492,6 +504,75 @@ fn split_rest(rest: &str) -> SplitRest {
 }
 
 impl PatternIndex {
+    /// An index of these prefix buckets (see [`PatternIndex::bucket_tables`]) and no other
+    /// pattern yet. Unchecked (see [`PatternIndex::validate`]).
+    fn with_buckets(
+        prefix_bytes: Box<[u8]>,
+        prefix_ends: &[u32],
+        bucket_dfas: &[DfaId],
+        bucket_patterns: &Csr<PatternId>,
+    ) -> PatternIndex {
+        let mut tables = Vec::with_capacity(
+            prefix_ends.len() + bucket_dfas.len() + bucket_patterns.packed().len(),
+        );
+        tables.extend_from_slice(prefix_ends);
+        tables.extend(bucket_dfas.iter().map(|d| d.raw()));
+        tables.extend(bucket_patterns.packed().iter().map(|p| p.raw()));
+        // Tables too long to be placed by a `u32` are refused by `validate` (the bucket
+        // counts then disagree).
+        let at = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        PatternIndex {
+            prefix_bytes,
+            bucket_tables: tables.into_boxed_slice(),
+            dfas_at: at(prefix_ends.len()),
+            patterns_at: at(prefix_ends.len() + bucket_dfas.len()),
+            unanchored: None,
+            n_patterns: 0,
+            large: None,
+        }
+    }
+
+    /// The three bucket tables: [`PatternIndex::prefix_ends`],
+    /// [`PatternIndex::bucket_dfas`] and [`PatternIndex::bucket_patterns`], split once.
+    #[inline]
+    fn buckets(&self) -> (&[u32], &[DfaId], CsrRef<'_, PatternId>) {
+        let (ends, rest) = self
+            .bucket_tables
+            .split_at_checked(self.dfas_at as usize)
+            .unwrap_or_default();
+        let dfas_len = self.patterns_at.saturating_sub(self.dfas_at) as usize;
+        let (dfas, patterns) = rest.split_at_checked(dfas_len).unwrap_or_default();
+        (
+            ends,
+            DfaId::slice(dfas),
+            CsrRef::packed(PatternId::slice(patterns)),
+        )
+    }
+
+    /// Per bucket: where its prefix ends in `prefix_bytes` (prefix `b` starts where `b - 1`
+    /// ends).
+    #[inline]
+    fn prefix_ends(&self) -> &[u32] {
+        self.bucket_tables
+            .get(..self.dfas_at as usize)
+            .unwrap_or(&[])
+    }
+
+    /// Per bucket: the suffix DFA.
+    #[inline]
+    fn bucket_dfas(&self) -> &[DfaId] {
+        let part = self
+            .bucket_tables
+            .get(self.dfas_at as usize..self.patterns_at as usize);
+        DfaId::slice(part.unwrap_or(&[]))
+    }
+
+    /// Per bucket: the original pattern index of each suffix DFA pattern.
+    #[inline]
+    fn bucket_patterns(&self) -> CsrRef<'_, PatternId> {
+        let part = self.bucket_tables.get(self.patterns_at as usize..);
+        CsrRef::packed(PatternId::slice(part.unwrap_or(&[])))
+    }
     /// Indexes `patterns` (regex sources); pattern `i` is reported as `i`.
     pub fn build(
         patterns: &[String],
@@ -591,15 +672,12 @@ impl PatternIndex {
                 Err(e) => return Err(e),
             }
         }
-        let mut index = PatternIndex {
-            prefix_bytes: prefix_bytes.into_boxed_slice(),
-            prefix_ends: prefix_ends.into_boxed_slice(),
-            bucket_dfas: bucket_dfas.into_boxed_slice(),
-            bucket_patterns: Csr::from_rows(bucket_patterns)?,
-            unanchored: None,
-            n_patterns: 0,
-            large: None,
-        };
+        let mut index = PatternIndex::with_buckets(
+            prefix_bytes.into_boxed_slice(),
+            &prefix_ends,
+            &bucket_dfas,
+            &Csr::from_rows(bucket_patterns)?,
+        );
         floating::divert(&mut rest, &mut fallback);
         exact::divert(&mut rest, &mut fallback, SHARD_PATTERNS);
         gated::divert(&mut rest, &mut fallback, SHARD_PATTERNS);
@@ -660,13 +738,7 @@ impl PatternIndex {
 
     /// Bucket `b`'s prefix.
     fn prefix(&self, b: usize) -> &[u8] {
-        let start = if b == 0 {
-            0
-        } else {
-            self.prefix_ends.get(b - 1).copied().unwrap_or(0) as usize
-        };
-        let end = self.prefix_ends.get(b).copied().unwrap_or(0) as usize;
-        self.prefix_bytes.get(start..end).unwrap_or(&[])
+        prefix_of(&self.prefix_bytes, self.prefix_ends(), b)
     }
 
     /// Computes the tables not stored in bundles (keeping what the group set).
@@ -703,7 +775,7 @@ impl PatternIndex {
     /// Per bucket, its parent (see [`Large::parents`]); empty with at most
     /// [`SCAN_BUCKETS`] buckets), and the length of the longest chain of nested prefixes.
     fn prefix_parents(&self) -> (Box<[u32]>, usize) {
-        let buckets = self.prefix_ends.len();
+        let buckets = self.prefix_ends().len();
         let mut parents = Vec::with_capacity(if buckets > SCAN_BUCKETS { buckets } else { 0 });
         let mut chain: Vec<usize> = Vec::new();
         let mut deepest = 0;
@@ -724,13 +796,14 @@ impl PatternIndex {
     /// prefix not above the value: every prefix that starts the value sorts between itself
     /// and the value, so it is that prefix or one it nests in, and those that start the value
     /// are the ones no longer than what that prefix shares with the value.
-    fn buckets_starting(&self, value: &[u8], out: &mut [usize]) -> usize {
-        let buckets = self.prefix_ends.len();
+    fn buckets_starting(&self, value: &[u8], ends: &[u32], out: &mut [usize]) -> usize {
+        let prefix = |b: usize| prefix_of(&self.prefix_bytes, ends, b);
+        let buckets = ends.len();
         let mut found = 0;
         let parents = self.large.as_deref().map_or(&[][..], |l| &l.parents);
         if parents.len() != buckets || buckets <= SCAN_BUCKETS {
             for b in 0..buckets {
-                if found < out.len() && value.starts_with(self.prefix(b)) {
+                if found < out.len() && value.starts_with(prefix(b)) {
                     out[found] = b;
                     found += 1;
                 }
@@ -740,7 +813,7 @@ impl PatternIndex {
         let (mut lo, mut hi) = (0, buckets);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if self.prefix(mid) <= value {
+            if prefix(mid) <= value {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -749,15 +822,14 @@ impl PatternIndex {
         let Some(greatest) = lo.checked_sub(1) else {
             return 0;
         };
-        let shared = self
-            .prefix(greatest)
+        let shared = prefix(greatest)
             .iter()
             .zip(value)
             .take_while(|(a, b)| a == b)
             .count();
         let mut b = greatest;
         loop {
-            if self.prefix(b).len() <= shared && found < out.len() {
+            if prefix(b).len() <= shared && found < out.len() {
                 out[found] = b;
                 found += 1;
             }
@@ -807,18 +879,18 @@ impl PatternIndex {
     /// Checks that the prefixes are sorted and consistent, every DFA reference is in range,
     /// and every mapping fits its DFA.
     pub fn validate(&self, automata: &Automata, n_patterns: usize) -> Result<(), Invalid> {
-        let buckets = self.prefix_ends.len();
-        let ends_ok = self.prefix_ends.windows(2).all(|w| w[0] < w[1])
-            && self.prefix_ends.first().is_none_or(|&e| e > 0)
+        let buckets = self.prefix_ends().len();
+        let ends_ok = self.prefix_ends().windows(2).all(|w| w[0] < w[1])
+            && self.prefix_ends().first().is_none_or(|&e| e > 0)
             && self
-                .prefix_ends
+                .prefix_ends()
                 .last()
                 .map_or(self.prefix_bytes.is_empty(), |&e| {
                     e as usize == self.prefix_bytes.len()
                 });
         if !ends_ok
-            || self.bucket_dfas.len() != buckets
-            || !self.bucket_patterns.is_valid(buckets, n_patterns)
+            || self.bucket_dfas().len() != buckets
+            || !self.bucket_patterns().is_valid(buckets, n_patterns)
         {
             return Err(Invalid("bucket table is inconsistent"));
         }
@@ -835,7 +907,7 @@ impl PatternIndex {
                 .is_some_and(|d| d.pattern_len() == patterns)
         };
         for b in 0..buckets {
-            if !dfa_fits(self.bucket_dfas[b], self.bucket_patterns.row(b).len()) {
+            if !dfa_fits(self.bucket_dfas()[b], self.bucket_patterns().row(b).len()) {
                 return Err(Invalid("bucket DFA does not fit its patterns"));
             }
         }
@@ -874,7 +946,8 @@ impl PatternIndex {
         out: &mut Vec<PatternId>,
     ) -> bool {
         let mut buckets = [0usize; MAX_NESTED_PREFIXES + 1];
-        let found = self.buckets_starting(value, &mut buckets);
+        let (ends, dfas, patterns) = self.buckets();
+        let found = self.buckets_starting(value, ends, &mut buckets);
         let mut ok = true;
         let mut run = |dfa: DfaId, patterns: &[PatternId], start: usize| {
             scratch.clear();
@@ -886,10 +959,10 @@ impl PatternIndex {
         };
         for &b in &buckets[..found] {
             if let (Some(&dfa), Some(prefix)) = (
-                self.bucket_dfas.get(b),
-                (b < self.prefix_ends.len()).then(|| self.prefix(b)),
+                dfas.get(b),
+                (b < ends.len()).then(|| prefix_of(&self.prefix_bytes, ends, b)),
             ) {
-                run(dfa, self.bucket_patterns.row(b), prefix.len());
+                run(dfa, patterns.row(b), prefix.len());
             }
         }
         for shard in self.rest() {
@@ -968,7 +1041,7 @@ mod tests {
         let mut automata = Automata::default();
         let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
         assert!(idx.rest().is_empty() && idx.word_rest().is_empty() && idx.fallback().is_none());
-        assert_eq!(idx.prefix_ends.len(), 40);
+        assert_eq!(idx.prefix_ends().len(), 40);
         let refs: Vec<&str> = pats.iter().map(String::as_str).collect();
         assert_eq!(matches(&refs, "/home/u/p1/a"), vec![1]);
         assert_eq!(matches(&refs, "/home/u/p1"), vec![1]);
@@ -1083,7 +1156,7 @@ mod tests {
         let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
         assert_eq!(
             idx.large.as_deref().map_or(0, |l| l.parents.len()),
-            idx.prefix_ends.len()
+            idx.prefix_ends().len()
         );
         idx.validate(&automata, pats.len()).unwrap();
         let (mut scratch, mut out) = (Vec::new(), Vec::new());
@@ -1108,15 +1181,15 @@ mod tests {
             let pats: Vec<String> = prefixes.iter().map(|p| format!("^{p}[0-9]*")).collect();
             let mut automata = Automata::default();
             let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
-            proptest::prop_assume!(idx.prefix_ends.len() > SCAN_BUCKETS);
-            proptest::prop_assert_eq!(idx.large.as_deref().map_or(0, |l| l.parents.len()), idx.prefix_ends.len());
+            proptest::prop_assume!(idx.prefix_ends().len() > SCAN_BUCKETS);
+            proptest::prop_assert_eq!(idx.large.as_deref().map_or(0, |l| l.parents.len()), idx.prefix_ends().len());
             for value in values.iter().chain(&prefixes) {
                 let value = value.as_bytes();
                 let mut out = [0usize; MAX_NESTED_PREFIXES + 1];
-                let n = idx.buckets_starting(value, &mut out);
+                let n = idx.buckets_starting(value, idx.prefix_ends(), &mut out);
                 let mut searched = out[..n].to_vec();
                 searched.sort_unstable();
-                let scanned: Vec<usize> = (0..idx.prefix_ends.len())
+                let scanned: Vec<usize> = (0..idx.prefix_ends().len())
                     .filter(|&b| value.starts_with(idx.prefix(b)))
                     .collect();
                 proptest::prop_assert_eq!(searched, scanned, "value {:?}", value);
@@ -1129,7 +1202,7 @@ mod tests {
         let pats: Vec<String> = (1..=12).map(|n| format!("^{}", "a".repeat(n))).collect();
         let mut automata = Automata::default();
         let idx = PatternIndex::build(&pats, &mut automata, DfaLimits::default()).unwrap();
-        assert_eq!(idx.bucket_dfas.len(), MAX_NESTED_PREFIXES);
+        assert_eq!(idx.bucket_dfas().len(), MAX_NESTED_PREFIXES);
         let (mut scratch, mut out) = (Vec::new(), Vec::new());
         idx.matches(b"aaaaaaaaaaaaaaaa", &automata, &mut scratch, &mut out);
         out.sort();

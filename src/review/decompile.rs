@@ -287,7 +287,7 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
         .iter()
         .filter(|r| *r.info.agent == *agent.name)
         .count();
-    if mine != group.n_rules() || group.rule_cond_text.len() != group.rule_conds.items().len() {
+    if mine != group.n_rules() || group.rule_cond_text.len() != group.rule_conds().items().len() {
         return Err(Refusal(format!(
             "the rules of agent `{}` do not match its rule group",
             agent.name
@@ -306,8 +306,8 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
             })?;
         let info = &rule.info;
         let mut s = format!("  {} {}", info.effect.as_str(), info.target);
-        let start = group.rule_conds.row_start(local);
-        let n = group.rule_conds.row(local).len();
+        let start = group.rule_conds().row_start(local);
+        let n = group.rule_conds().row(local).len();
         let conds: Vec<&str> = (start..start + n)
             .map(|i| group.rule_cond_text.get(i))
             .collect();

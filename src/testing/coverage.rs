@@ -213,8 +213,8 @@ pub fn coverage(engine: &Engine) -> Coverage {
             let Some(rule) = rules.get_mut(id.index()) else {
                 continue;
             };
-            let start = group.rule_conds.row_start(local);
-            let conds: Vec<&str> = (0..group.rule_conds.row(local).len())
+            let start = group.rule_conds().row_start(local);
+            let conds: Vec<&str> = (0..group.rule_conds().row(local).len())
                 .map(|k| group.rule_cond_text.get(start + k))
                 .collect();
             if !conds.is_empty() {

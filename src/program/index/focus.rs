@@ -36,8 +36,8 @@ impl PatternIndex {
                 *slot = at;
             }
         };
-        for b in 0..self.bucket_patterns.rows() {
-            for &p in self.bucket_patterns.row(b) {
+        for b in 0..self.bucket_patterns().rows() {
+            for &p in self.bucket_patterns().row(b) {
                 place(p, Location::Bucket(b as u32));
             }
         }
@@ -119,11 +119,11 @@ impl PatternIndex {
                     let b = b as usize;
                     let prefix = self.prefix(b);
                     if !prefix.is_empty() && value.starts_with(prefix) {
-                        match self.bucket_dfas.get(b) {
+                        match self.bucket_dfas().get(b) {
                             Some(&dfa) => {
                                 ok &= run(
                                     dfa,
-                                    self.bucket_patterns.row(b),
+                                    self.bucket_patterns().row(b),
                                     prefix.len(),
                                     scratch,
                                     out,
