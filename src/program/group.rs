@@ -649,3 +649,66 @@ impl Group {
             .map_err(|_| Invalid("too many arguments in a group"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// The tables packed in one slice read back as they were given, across effect-bit
+        /// words, and survive a bundle round trip.
+        #[test]
+        fn packed_tables_read_back(
+            rules in proptest::collection::vec((proptest::bool::ANY, proptest::collection::vec(0u32..6, 0..3)), 0..80),
+            first in 0usize..1000,
+        ) {
+            let effects: Vec<Effect> = rules
+                .iter()
+                .map(|(deny, _)| if *deny { Effect::Deny } else { Effect::Allow })
+                .collect();
+            let conds: Vec<Vec<CondId>> = rules
+                .iter()
+                .map(|(_, c)| c.iter().map(|&c| CondId::new(c as usize).unwrap()).collect())
+                .collect();
+            // Keyed on the first condition; the rules without one are unconditional.
+            let mut by_key = vec![Vec::new(); 6];
+            let mut unconditional = Vec::new();
+            for (l, c) in conds.iter().enumerate() {
+                let local = LocalRuleId::new(l).unwrap();
+                match c.first() {
+                    Some(c) => by_key[c.index()].push(local),
+                    None => unconditional.push(local),
+                }
+            }
+            by_key.push(unconditional.clone());
+            let first_rule = RuleId::new(first).unwrap();
+            let group = Group::new(
+                (first_rule, &effects),
+                &Csr::from_rows(&conds).unwrap(),
+                &Csr::from_rows(&by_key).unwrap(),
+                6,
+                Strings::from_strs(conds.iter().flatten().map(|_| "x")).unwrap(),
+                Box::default(),
+            )
+            .unwrap();
+            let bytes = postcard::to_allocvec(&group).unwrap();
+            let back: Group = postcard::from_bytes(&bytes).unwrap();
+            for g in [&group, &back] {
+                proptest::prop_assert_eq!(g.n_rules(), rules.len());
+                proptest::prop_assert_eq!(g.has_deny(), effects.contains(&Effect::Deny));
+                for (l, effect) in effects.iter().enumerate() {
+                    let local = LocalRuleId::new(l).unwrap();
+                    proptest::prop_assert_eq!(g.effect(local), Some(*effect));
+                    proptest::prop_assert_eq!(g.rule(local), RuleId::new(first + l).ok());
+                    proptest::prop_assert_eq!(g.rule_conds().row(l), &conds[l][..]);
+                }
+                proptest::prop_assert_eq!(g.effect(LocalRuleId::new(rules.len()).unwrap()), None);
+                for (c, keyed) in by_key.iter().take(6).enumerate() {
+                    proptest::prop_assert_eq!(g.keyed(CondId::new(c).unwrap()), &keyed[..]);
+                }
+                proptest::prop_assert_eq!(g.unconditional(), &unconditional[..]);
+                proptest::prop_assert!(g.rule_conds().is_valid(rules.len(), 6));
+            }
+        }
+    }
+}

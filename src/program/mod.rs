@@ -212,9 +212,12 @@ impl Program {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     /// A one-rule agent must stay small: path patterns of different agents share their
-    /// suffix automaton, rarely used parts of the tables are boxed, and tables are boxed
-    /// slices (the sizes are those of a 64-bit target).
+    /// suffix automaton, rarely used parts of the tables are boxed, a group's and an index's
+    /// small tables are one slice each, and equal argument paths are shared (the sizes are
+    /// those of a 64-bit target).
     #[test]
     fn agents_share_automata_and_stay_small() {
         let agents: String = (0..50)
@@ -229,11 +232,26 @@ mod tests {
         assert_eq!(engine.program.automata.dfas.len(), 1);
         use super::group::{ArgMatcher, Group, PatternConds};
         use std::mem::size_of;
-        assert!(size_of::<ArgMatcher>() <= 64);
+        assert!(size_of::<ArgMatcher>() <= 48);
         assert!(size_of::<super::agent::AgentRt>() <= 48);
-        assert!(size_of::<Group>() <= 152);
-        assert!(size_of::<PatternConds<super::index::PatternIndex>>() <= 120);
+        assert!(size_of::<Group>() <= 72);
+        assert!(size_of::<PatternConds<super::index::PatternIndex>>() <= 80);
         assert!(size_of::<super::csr::Csr<super::ids::CondId>>() <= 16);
         assert!(size_of::<super::csr::Strings>() <= 16);
+        // Every agent's matcher holds the one copy of the path `path`, and each agent holds
+        // its name in the string its rule holds.
+        let program = &engine.program;
+        let paths: Vec<&Arc<[String]>> = program
+            .groups
+            .iter()
+            .flat_map(|g| g.args.iter().map(|a| &a.path))
+            .collect();
+        assert_eq!(paths.len(), 50);
+        assert!(paths.windows(2).all(|w| Arc::ptr_eq(w[0], w[1])));
+        for agent in &program.agents {
+            let group = &program.groups[agent.group.index()];
+            let rule = program.rules.get(group.first_rule.index()).unwrap();
+            assert!(Arc::ptr_eq(&agent.name, &rule.info.agent));
+        }
     }
 }

@@ -182,3 +182,46 @@ impl GrantSet<'_> {
             .is_some_and(|d| self.domains.binary_search(&d).is_ok())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn perm(text: &str) -> Permission {
+        let (domain, action) = text.split_once(':').unwrap();
+        Permission {
+            domain: domain.into(),
+            action: action.into(),
+        }
+    }
+
+    #[test]
+    fn grants_are_rows_per_agent() {
+        let mut perms = PermTable::default();
+        let read = perms.intern(&perm("fs:read")).unwrap();
+        let write = perms.intern(&perm("fs:write")).unwrap();
+        let net = perms.intern_domain("net").unwrap();
+        let grants = Grants::new([
+            (false, vec![write, read, read], vec![]),
+            (false, vec![], vec![net]),
+            (true, vec![], vec![]),
+        ])
+        .unwrap();
+        grants.validate(3, &perms).unwrap();
+        assert!(grants.validate(4, &perms).is_err());
+        let agent = |a| grants.of(AgentId::new(a).unwrap());
+        assert_eq!(agent(0).exact, &[read, write]);
+        let allowed = |a, p| agent(a).contains_permission(&perms, &perm(p));
+        assert!(allowed(0, "fs:read") && allowed(0, "fs:write") && !allowed(0, "net:http"));
+        assert!(allowed(1, "net:http") && !allowed(1, "fs:read"));
+        assert!(allowed(2, "anything:else"));
+        // Out of range: nothing granted.
+        assert!(!allowed(3, "fs:read"));
+        // A row out of order is refused.
+        let unsorted = Grants {
+            exact: Csr::from_rows([vec![write, read], vec![], vec![]]).unwrap(),
+            ..grants.clone()
+        };
+        assert!(unsorted.validate(3, &perms).is_err());
+    }
+}
