@@ -1,4 +1,4 @@
-//! A fixed-size bitset over small integer IDs (conditions, permissions, domains, rules).
+//! A fixed-size bitset over small integer IDs (conditions, rules, needles).
 
 /// A set of IDs `0..len` stored as 64-bit words.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -113,65 +113,13 @@ fn ids(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
-/// A [`BitSet`] that no longer changes, in a boxed slice (no capacity word): for sets held
-/// per agent. Encoded as a `BitSet` is.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-pub struct FixedBitSet {
-    words: Box<[u64]>,
-}
-
-impl From<BitSet> for FixedBitSet {
-    fn from(set: BitSet) -> FixedBitSet {
-        FixedBitSet {
-            words: set.words.into_boxed_slice(),
-        }
-    }
-}
-
-impl FixedBitSet {
-    /// Membership: one shift and one mask.
-    #[inline]
-    pub fn contains(&self, i: usize) -> bool {
-        self.words
-            .get(i / 64)
-            .is_some_and(|w| w & (1 << (i % 64)) != 0)
-    }
-
-    /// The raw words.
-    pub fn words(&self) -> &[u64] {
-        &self.words
-    }
-
-    /// The IDs in the set, ascending.
-    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        ids(&self.words)
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{BitSet, FixedBitSet};
+    use super::BitSet;
     use proptest::prelude::*;
 
     fn ops_len(model: &std::collections::BTreeSet<usize>) -> usize {
         model.iter().next_back().map_or(0, |m| m + 1)
-    }
-
-    proptest! {
-        /// A fixed set answers exactly as the set it was made from.
-        #[test]
-        fn a_fixed_set_keeps_its_members(ids in proptest::collection::btree_set(0usize..300, 0..60)) {
-            let mut s = BitSet::new(300);
-            for &i in &ids {
-                s.insert(i);
-            }
-            let fixed = FixedBitSet::from(s.clone());
-            prop_assert_eq!(fixed.iter().collect::<Vec<_>>(), ids.iter().copied().collect::<Vec<_>>());
-            prop_assert_eq!(fixed.words(), s.words());
-            for i in 0..320 {
-                prop_assert_eq!(fixed.contains(i), ids.contains(&i));
-            }
-        }
     }
 
     proptest! {
