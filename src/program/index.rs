@@ -553,26 +553,21 @@ impl PatternIndex {
     /// ends).
     #[inline]
     fn prefix_ends(&self) -> &[u32] {
-        self.bucket_tables
-            .get(..self.dfas_at as usize)
-            .unwrap_or(&[])
+        self.buckets().0
     }
 
     /// Per bucket: the suffix DFA.
     #[inline]
     fn bucket_dfas(&self) -> &[DfaId] {
-        let part = self
-            .bucket_tables
-            .get(self.dfas_at as usize..self.patterns_at as usize);
-        DfaId::slice(part.unwrap_or(&[]))
+        self.buckets().1
     }
 
     /// Per bucket: the original pattern index of each suffix DFA pattern.
     #[inline]
     fn bucket_patterns(&self) -> CsrRef<'_, PatternId> {
-        let part = self.bucket_tables.get(self.patterns_at as usize..);
-        CsrRef::packed(PatternId::slice(part.unwrap_or(&[])))
+        self.buckets().2
     }
+
     /// Indexes `patterns` (regex sources); pattern `i` is reported as `i`.
     pub fn build(
         patterns: &[String],
