@@ -7,10 +7,12 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
-use argon2::password_hash::phc::PasswordHash;
-use argon2::password_hash::{PasswordHasher, PasswordVerifier};
-use argon2::Argon2;
+use argon2::password_hash::phc::{Output, PasswordHash};
+use argon2::password_hash::PasswordHasher;
+use argon2::{Algorithm, Argon2, Block, Params, Version};
 use serde::{Deserialize, Serialize};
 
 /// The prefix every key and key id starts with.
@@ -189,6 +191,63 @@ impl KeyFile {
 #[derive(Debug, Default)]
 pub struct KeyIndex {
     by_id: HashMap<String, (String, String)>,
+    argon2_runs: AtomicU64,
+}
+
+/// Memory for one argon2 computation (1 KiB blocks), kept between verifications so that a
+/// verification allocates nothing once its buffer has grown to the hashes' `m` parameter.
+pub type Argon2Memory = Vec<Block>;
+
+/// The argon2id hash that an unknown, revoked or unparsable key id is verified against, so that
+/// such a request costs what a wrong secret for a live id costs. Made once, with the parameters
+/// `keys add` uses, from a random secret no caller can present.
+pub fn dummy_hash() -> &'static str {
+    static DUMMY: OnceLock<String> = OnceLock::new();
+    DUMMY.get_or_init(|| {
+        let mut secret = [0u8; 32];
+        // Without randomness the secret stays zero: it is still never a well-formed key.
+        let _ = getrandom::fill(&mut secret);
+        Argon2::default()
+            .hash_password(&secret)
+            .map(|h| h.to_string())
+            .unwrap_or_default()
+    })
+}
+
+/// Checks `presented` against one PHC string with argon2 in `memory` (grown as needed).
+/// False for a mismatch and for a hash that cannot be parsed or computed.
+fn verify_phc(presented: &[u8], phc: &str, memory: &mut Argon2Memory) -> bool {
+    let Ok(hash) = PasswordHash::new(phc) else {
+        return false;
+    };
+    let (Some(salt), Some(expected)) = (&hash.salt, &hash.hash) else {
+        return false;
+    };
+    let Ok(algorithm) = Algorithm::try_from(hash.algorithm.as_str()) else {
+        return false;
+    };
+    let version = match hash.version.map(Version::try_from) {
+        None => Version::default(),
+        Some(Ok(v)) => v,
+        Some(Err(_)) => return false,
+    };
+    let Ok(params) = Params::try_from(&hash) else {
+        return false;
+    };
+    let blocks = params.block_count();
+    if memory.len() < blocks {
+        memory.resize(blocks, Block::default());
+    }
+    let mut out = vec![0u8; expected.len()];
+    let argon2 = Argon2::new(algorithm, version, params);
+    if argon2
+        .hash_password_into_with_memory(presented, salt, &mut out, &mut memory[..])
+        .is_err()
+    {
+        return false;
+    }
+    // `Output`'s equality is constant-time.
+    Output::new(&out).is_ok_and(|computed| computed == *expected)
 }
 
 /// Who a key authenticated as.
@@ -209,7 +268,20 @@ impl KeyIndex {
             .filter(|k| k.revoked.is_none())
             .map(|k| (k.id.clone(), (k.agent.clone(), k.hash.clone())))
             .collect();
-        KeyIndex { by_id }
+        KeyIndex {
+            by_id,
+            argon2_runs: AtomicU64::new(0),
+        }
+    }
+
+    /// How many argon2 verifications this index has run (against a stored or the dummy hash).
+    pub fn argon2_runs(&self) -> u64 {
+        self.argon2_runs.load(Ordering::Relaxed)
+    }
+
+    /// True when `id` has the same agent and hash here as in `other` (or is live in neither).
+    pub fn same_entry(&self, other: &KeyIndex, id: &str) -> bool {
+        self.by_id.get(id) == other.by_id.get(id)
     }
 
     /// How many live keys there are.
@@ -222,19 +294,32 @@ impl KeyIndex {
         self.by_id.is_empty()
     }
 
-    /// Verifies a presented key: its id picks the single candidate hash, which argon2 checks
-    /// in constant time. `None` for a malformed, unknown, revoked or wrong key.
+    /// Verifies a presented key with fresh argon2 memory; see [`KeyIndex::verify_with`].
     pub fn verify(&self, presented: &str) -> Option<Caller> {
+        self.verify_with(presented, &mut Vec::new())
+    }
+
+    /// Verifies a presented key: its id picks the single candidate hash, which argon2 checks
+    /// in constant time, in `memory`. `None` for a malformed, unknown, revoked or wrong key.
+    /// A well-formed key whose id is unknown or revoked is checked against [`dummy_hash`], so
+    /// that it costs what a wrong secret does and the timing does not tell which ids exist;
+    /// only a malformed key, which says nothing about the ids, is refused without argon2.
+    pub fn verify_with(&self, presented: &str, memory: &mut Argon2Memory) -> Option<Caller> {
         let id = key_id(presented)?;
-        let (agent, phc) = self.by_id.get(id)?;
-        let parsed = PasswordHash::new(phc).ok()?;
-        Argon2::default()
-            .verify_password(presented.as_bytes(), &parsed)
-            .ok()?;
-        Some(Caller {
-            agent: agent.clone(),
-            key_id: id.to_string(),
-        })
+        let entry = self.by_id.get(id);
+        let phc: &str = match entry {
+            Some((_, phc)) => phc,
+            None => dummy_hash(),
+        };
+        self.argon2_runs.fetch_add(1, Ordering::Relaxed);
+        let ok = verify_phc(presented.as_bytes(), phc, memory);
+        match entry {
+            Some((agent, _)) if ok => Some(Caller {
+                agent: agent.clone(),
+                key_id: id.to_string(),
+            }),
+            _ => None,
+        }
     }
 }
 
@@ -297,6 +382,52 @@ mod tests {
         revoked.revoke(&new.entry.id, "later".into()).unwrap();
         assert!(revoked.revoke(&new.entry.id, "again".into()).is_err());
         assert!(KeyIndex::new(&revoked).verify(&new.key).is_none());
+    }
+
+    #[test]
+    fn unknown_and_revoked_ids_cost_an_argon2_verification_like_a_wrong_secret() {
+        let mut file = KeyFile::default();
+        let live = file.add("bot", "t".into()).unwrap();
+        let gone = file.add("bot", "t".into()).unwrap();
+        file.revoke(&gone.entry.id, "t".into()).unwrap();
+        let index = KeyIndex::new(&file);
+        let dummy = PasswordHash::new(dummy_hash()).unwrap();
+        let stored = PasswordHash::new(&live.entry.hash).unwrap();
+        assert_eq!(
+            (dummy.algorithm, dummy.version, &dummy.params),
+            (stored.algorithm, stored.version, &stored.params),
+            "the dummy hash has other argon2 parameters than a stored key"
+        );
+        let mut wrong = live.key.clone();
+        let last = if wrong.ends_with('0') { "1" } else { "0" };
+        wrong.replace_range(wrong.len() - 1.., last);
+        let unknown = format!("tg_00000000_{}", &live.key[12..]);
+        let mut memory = Vec::new();
+        for (presented, name) in [
+            (wrong.as_str(), "wrong secret"),
+            (unknown.as_str(), "unknown id"),
+            (gone.key.as_str(), "revoked id"),
+        ] {
+            let before = index.argon2_runs();
+            assert!(
+                index.verify_with(presented, &mut memory).is_none(),
+                "{name}"
+            );
+            assert_eq!(index.argon2_runs(), before + 1, "{name}: no argon2 run");
+        }
+        assert!(index.verify_with(&live.key, &mut memory).is_some());
+        assert_eq!(
+            memory.len(),
+            Params::DEFAULT_M_COST as usize,
+            "memory reused"
+        );
+        let before = index.argon2_runs();
+        assert!(index.verify_with("tg_nothex", &mut memory).is_none());
+        assert_eq!(
+            index.argon2_runs(),
+            before,
+            "a malformed key needs no argon2"
+        );
     }
 
     #[test]

@@ -69,6 +69,9 @@ impl Shared {
         let mut cache_salt = [0u8; 32];
         // Without randomness the salt stays zero: the cache is then keyed by a plain SHA-256.
         let _ = getrandom::fill(&mut cache_salt);
+        // The hash unknown key ids are verified against, made now rather than on the first
+        // such request (which would then take twice as long as a wrong secret).
+        let _ = crate::keys::dummy_hash();
         Shared {
             config,
             engine: ArcSwap::from_pointee(engine),
