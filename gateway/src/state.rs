@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use arc_swap::ArcSwap;
@@ -12,19 +12,27 @@ use sha2::{Digest, Sha256};
 use toolgate::Engine;
 
 use crate::config::Config;
-use crate::keys::{Caller, KeyFile, KeyIndex};
+use crate::keys::{Argon2Memory, Caller, KeyFile, KeyIndex};
 use crate::log::{event, DecisionLog};
 
 /// Most cached verifications kept; the cache is emptied when it is full.
 const CACHE_CAP: usize = 10_000;
+
+/// The live keys and the verifications cached for them, behind one lock so that a reload and
+/// the end of a verification are ordered.
+struct Keys {
+    /// Bumped by every reload that replaces `index`.
+    generation: u64,
+    index: Arc<KeyIndex>,
+    cache: HashMap<[u8; 32], Caller>,
+}
 
 /// Shared gateway state.
 pub struct Shared {
     /// The configuration.
     pub config: Config,
     engine: ArcSwap<Engine>,
-    keys: ArcSwap<KeyIndex>,
-    cache: Mutex<HashMap<[u8; 32], Caller>>,
+    keys: Mutex<Keys>,
     cache_salt: [u8; 32],
     /// The decision log.
     pub decisions: DecisionLog,
@@ -75,8 +83,11 @@ impl Shared {
         Shared {
             config,
             engine: ArcSwap::from_pointee(engine),
-            keys: ArcSwap::from_pointee(keys),
-            cache: Mutex::new(HashMap::new()),
+            keys: Mutex::new(Keys {
+                generation: 0,
+                index: Arc::new(keys),
+                cache: HashMap::new(),
+            }),
             cache_salt,
             decisions,
         }
@@ -99,23 +110,53 @@ impl Shared {
         h.finalize().into()
     }
 
+    /// The key state; a poisoned lock is taken over (nothing panics while holding it), so a
+    /// reload can never be kept from replacing the keys.
+    fn keys(&self) -> MutexGuard<'_, Keys> {
+        self.keys
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// The caller a key stands for, from the cache when this key verified before.
     pub fn cached_caller(&self, presented: &str) -> Option<Caller> {
         let k = self.cache_key(presented);
-        self.cache.lock().ok()?.get(&k).cloned()
+        self.keys().cache.get(&k).cloned()
     }
 
     /// Verifies a key with argon2 (slow: call it off the async threads) and caches success.
     pub fn verify_key(&self, presented: &str) -> Option<Caller> {
-        let keys = self.keys.load_full();
-        let caller = keys.verify(presented)?;
-        if let Ok(mut cache) = self.cache.lock() {
-            if cache.len() >= CACHE_CAP {
-                cache.clear();
-            }
-            cache.insert(self.cache_key(presented), caller.clone());
+        self.verify_key_with(presented, &mut Vec::new())
+    }
+
+    /// [`Shared::verify_key`] with argon2 computing in `memory`.
+    ///
+    /// The verification reads the key set current when it starts. If a reload replaces the set
+    /// while argon2 runs, the success stands only when the new set holds the same key unchanged;
+    /// otherwise (revoked, removed, rehashed) it is refused and not cached. The check and the
+    /// cache insert happen under the lock a reload takes to swap the set and clear the cache,
+    /// so once a reload that reads a revocation returns, no verification that started before
+    /// it can succeed or put the key back in the cache.
+    pub fn verify_key_with(&self, presented: &str, memory: &mut Argon2Memory) -> Option<Caller> {
+        let (generation, index) = {
+            let k = self.keys();
+            (k.generation, k.index.clone())
+        };
+        let caller = index.verify_with(presented, memory)?;
+        let mut k = self.keys();
+        if k.generation != generation && !k.index.same_entry(&index, &caller.key_id) {
+            return None;
         }
+        if k.cache.len() >= CACHE_CAP {
+            k.cache.clear();
+        }
+        k.cache.insert(self.cache_key(presented), caller.clone());
         Some(caller)
+    }
+
+    /// How many argon2 verifications the current key set has run.
+    pub fn argon2_runs(&self) -> u64 {
+        self.keys().index.argon2_runs()
     }
 
     /// Rebuilds the engine and the key index from their files; each that fails to load keeps
@@ -142,9 +183,11 @@ impl Shared {
         match load_keys(&self.config.keys) {
             Ok(keys) => {
                 let live = keys.len();
-                self.keys.store(Arc::new(keys));
-                if let Ok(mut cache) = self.cache.lock() {
-                    cache.clear();
+                {
+                    let mut k = self.keys();
+                    k.index = Arc::new(keys);
+                    k.generation += 1;
+                    k.cache.clear();
                 }
                 event(
                     "reload",
@@ -188,4 +231,89 @@ pub fn fingerprint(paths: &[PathBuf]) -> Vec<(PathBuf, u64, Option<SystemTime>)>
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::LogTarget;
+    use crate::keys::KeyEntry;
+    use argon2::password_hash::PasswordHasher;
+    use argon2::{Algorithm, Argon2, Params, Version};
+    use std::sync::Barrier;
+
+    /// A key file with one key hashed with cheap argon2 parameters (1 MiB, one pass), so that
+    /// many verifications fit in a test; `revoked` marks it revoked.
+    fn key_file(key: &str, revoked: bool) -> KeyFile {
+        let params = Params::new(1024, 1, 1, None).unwrap();
+        let hash = Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+            .hash_password(key.as_bytes())
+            .unwrap()
+            .to_string();
+        KeyFile {
+            version: 1,
+            keys: vec![KeyEntry {
+                id: key[..11].to_string(),
+                agent: "a".into(),
+                hash,
+                created: "t".into(),
+                revoked: revoked.then(|| "t".to_string()),
+            }],
+        }
+    }
+
+    fn shared(dir: &Path) -> Shared {
+        std::fs::write(dir.join("p.policy"), "tool t(x)\nagent a { allow t }\n").unwrap();
+        let config = Config::parse(
+            &dir.join("gateway.toml"),
+            "policy = \"p.policy\"\nkeys = \"keys.json\"\n[log]\ndecisions = \"off\"\n",
+        )
+        .unwrap();
+        let log = DecisionLog::open(&LogTarget::Off, false, 0).unwrap();
+        Shared::load(config, log).unwrap()
+    }
+
+    /// Verifications race a reload that reads a revocation: threads start verifying the live
+    /// key, and the reload runs while their argon2 computations are in flight. Once the reload
+    /// has returned and the threads are done, the key must be neither cached nor accepted.
+    #[test]
+    fn a_revocation_is_final_once_the_reload_that_reads_it_returns() {
+        const THREADS: usize = 4;
+        const ROUNDS: usize = 50;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keys.json");
+        let key = format!("tg_0123abcd_{}", "5".repeat(64));
+        let live = key_file(&key, false);
+        let revoked = key_file(&key, true);
+        let shared = Arc::new(shared(dir.path()));
+        for round in 0..ROUNDS {
+            live.write(&path).unwrap();
+            assert!(shared.reload("test"));
+            // The file on disk says revoked; the key set in memory still holds the key.
+            revoked.write(&path).unwrap();
+            let barrier = Arc::new(Barrier::new(THREADS + 1));
+            let threads: Vec<_> = (0..THREADS)
+                .map(|_| {
+                    let (shared, barrier, key) = (shared.clone(), barrier.clone(), key.clone());
+                    std::thread::spawn(move || {
+                        barrier.wait();
+                        shared.verify_key(&key).is_some()
+                    })
+                })
+                .collect();
+            barrier.wait();
+            assert!(shared.reload("test"));
+            // The reload has returned: from here on the key must not work.
+            let after = shared.cached_caller(&key).is_some() || shared.verify_key(&key).is_some();
+            for t in threads {
+                t.join().unwrap();
+            }
+            assert!(!after, "round {round}: accepted right after the reload");
+            assert!(
+                shared.cached_caller(&key).is_none(),
+                "round {round}: a verification in flight during the reload cached the revoked key"
+            );
+            assert!(shared.verify_key(&key).is_none(), "round {round}");
+        }
+    }
 }
