@@ -11,6 +11,9 @@ use serde::Deserialize;
 /// The default listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8787";
 
+/// The most `[limits] max_concurrent_key_checks` may be.
+pub const MAX_KEY_CHECKS: usize = 256;
+
 /// The configuration file as written.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -36,6 +39,9 @@ struct RawLimits {
     max_body_bytes: Option<usize>,
     call_timeout_ms: Option<u64>,
     max_concurrent_calls_per_agent: Option<usize>,
+    max_concurrent_key_checks: Option<usize>,
+    failed_key_checks_burst: Option<u32>,
+    failed_key_checks_per_minute: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -107,6 +113,12 @@ pub struct Limits {
     pub call_timeout: Duration,
     /// How many `tools/call` one agent may have in flight at once.
     pub max_concurrent_calls_per_agent: usize,
+    /// How many argon2 key checks may run at once (each holds about 19 MiB while it runs).
+    pub max_concurrent_key_checks: usize,
+    /// Failed key checks one key id, or one peer address, may make in a burst.
+    pub failed_key_checks_burst: u32,
+    /// Failed key checks one key id, or one peer address, is given back per minute.
+    pub failed_key_checks_per_minute: u32,
 }
 
 impl Default for Limits {
@@ -115,6 +127,9 @@ impl Default for Limits {
             max_body_bytes: 1 << 20,
             call_timeout: Duration::from_secs(60),
             max_concurrent_calls_per_agent: 16,
+            max_concurrent_key_checks: 2,
+            failed_key_checks_burst: 10,
+            failed_key_checks_per_minute: 30,
         }
     }
 }
@@ -223,13 +238,33 @@ impl Config {
                 .limits
                 .max_concurrent_calls_per_agent
                 .unwrap_or(defaults.max_concurrent_calls_per_agent),
+            max_concurrent_key_checks: raw
+                .limits
+                .max_concurrent_key_checks
+                .unwrap_or(defaults.max_concurrent_key_checks),
+            failed_key_checks_burst: raw
+                .limits
+                .failed_key_checks_burst
+                .unwrap_or(defaults.failed_key_checks_burst),
+            failed_key_checks_per_minute: raw
+                .limits
+                .failed_key_checks_per_minute
+                .unwrap_or(defaults.failed_key_checks_per_minute),
         };
         if limits.max_body_bytes == 0
             || limits.call_timeout.is_zero()
             || limits.max_concurrent_calls_per_agent == 0
+            || limits.max_concurrent_key_checks == 0
+            || limits.failed_key_checks_burst == 0
+            || limits.failed_key_checks_per_minute == 0
         {
             return Err(ConfigError(format!(
                 "`{shown}`: every value in `[limits]` must be greater than zero"
+            )));
+        }
+        if limits.max_concurrent_key_checks > MAX_KEY_CHECKS {
+            return Err(ConfigError(format!(
+                "`{shown}`: `[limits] max_concurrent_key_checks` must be at most {MAX_KEY_CHECKS} (each is a thread holding about 19 MiB)"
             )));
         }
         let decisions = match raw.log.decisions.as_deref() {
@@ -359,6 +394,9 @@ token_env = "SEARCH_TOKEN"
         assert_eq!(c.other_methods, OtherMethods::Pass);
         assert_eq!(c.limits.call_timeout, Duration::from_millis(500));
         assert_eq!(c.limits.max_body_bytes, 1 << 20);
+        assert_eq!(c.limits.max_concurrent_key_checks, 2);
+        let zero = parse("policy = \"p\"\nkeys = \"k\"\n[limits]\nfailed_key_checks_burst = 0\n");
+        assert!(zero.unwrap_err().0.contains("greater than zero"));
         assert!(
             matches!(&c.upstreams["git"], UpstreamSpec::Stdio { command, .. } if command[0] == "mcp-server-git")
         );

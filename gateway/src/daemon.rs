@@ -158,6 +158,8 @@ pub async fn start(shared: Arc<Shared>, mode: Mode) -> Result<Running, String> {
     });
     let s = stop.clone();
     let server = tokio::spawn(async move {
+        // The peer address is kept for the per-peer limit on failed key checks.
+        let app = app.into_make_service_with_connect_info::<SocketAddr>();
         let r = axum::serve(listener, app)
             .with_graceful_shutdown(async move { s.cancelled().await })
             .await;

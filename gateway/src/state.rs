@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 use toolgate::Engine;
 
 use crate::config::Config;
+use crate::keycheck::KeyChecks;
 use crate::keys::{Argon2Memory, Caller, KeyFile, KeyIndex};
 use crate::log::{event, DecisionLog};
 
@@ -34,6 +35,8 @@ pub struct Shared {
     engine: ArcSwap<Engine>,
     keys: Mutex<Keys>,
     cache_salt: [u8; 32],
+    /// The limits on argon2 key checks.
+    pub key_checks: Arc<KeyChecks>,
     /// The decision log.
     pub decisions: DecisionLog,
 }
@@ -81,6 +84,7 @@ impl Shared {
         // such request (which would then take twice as long as a wrong secret).
         let _ = crate::keys::dummy_hash();
         Shared {
+            key_checks: Arc::new(KeyChecks::new(&config.limits)),
             config,
             engine: ArcSwap::from_pointee(engine),
             keys: Mutex::new(Keys {

@@ -65,7 +65,7 @@ fn start(dir: &Path) -> Running {
         dir.join("gateway.toml"),
         format!(
             "policy = \"p.policy\"\nkeys = \"keys.json\"\nlisten = \"127.0.0.1:{port}\"\n\
-             [log]\ndecisions = \"decisions.log\"\n[upstream.trivial]\ncommand = [{:?}, \"--upstream\"]\n",
+             [limits]\nfailed_key_checks_burst = 100000\n[log]\ndecisions = \"decisions.log\"\n[upstream.trivial]\ncommand = [{:?}, \"--upstream\"]\n",
             UPSTREAM
         ),
     )

@@ -10,13 +10,24 @@
 //! latency), and the policy decision's share of the added latency (from the decision log's
 //! `decision_us`). `--check` makes it exit 1 on any error or on memory growth.
 //!
+//! `--flood` measures instead a client whose key is verified (cached) while eight threads send
+//! wrong keys (a known id with a wrong secret, and unknown ids), first all from one peer
+//! address, then from 512 loopback addresses (so that the per-peer limit hardly applies and
+//! the concurrency cap bounds the argon2 work): the client's p50/p99 idle and under each flood, the flood's answers
+//! by status, and the gateway's resident memory idle, at its peak during the floods, and 5 s
+//! after. With `--check` it exits 1 on any error of the client or when the peak exceeds the
+//! documented bound (`max_concurrent_key_checks` x 19 MiB over the idle figure, plus 16 MiB).
+//!
 //! The direct and the gateway path run on the same client setup (one current-thread runtime,
 //! the same rmcp client code), so that what the gateway path adds is the gateway's hop and not
 //! a difference between two clients; the upstream runs on a current-thread runtime as well.
 
+use std::collections::BTreeMap;
+use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
@@ -77,16 +88,19 @@ impl ServerHandler for Echo {
 struct Args {
     calls: usize,
     check: bool,
+    flood: bool,
 }
 
 fn parse_args() -> Result<Option<Args>, String> {
     let mut calls = 20_000;
     let mut check = false;
+    let mut flood = false;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--upstream" => return Ok(None),
             "--check" => check = true,
+            "--flood" => flood = true,
             "--calls" => {
                 calls = it
                     .next()
@@ -97,7 +111,11 @@ fn parse_args() -> Result<Option<Args>, String> {
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
-    Ok(Some(Args { calls, check }))
+    Ok(Some(Args {
+        calls,
+        check,
+        flood,
+    }))
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -224,7 +242,11 @@ async fn bench(args: Args) -> Result<bool, String> {
     }
     let dir = std::env::temp_dir().join(format!("toolgate-load-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let result = bench_in(&args, &me, &gateway_exe, &dir).await;
+    let result = if args.flood {
+        flood_bench(&args, &me, &gateway_exe, &dir).await
+    } else {
+        bench_in(&args, &me, &gateway_exe, &dir).await
+    };
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
@@ -242,41 +264,7 @@ async fn bench_in(args: &Args, me: &Path, gateway_exe: &Path, dir: &Path) -> Res
     let _ = direct.cancel().await;
 
     // Through the gateway.
-    std::fs::write(
-        dir.join("bench.policy"),
-        "server trivial { tool echo(text) needs bench:call }\nagent bench {\n  grant bench:call\n  allow trivial.echo where text matches \"call *\"\n}\n",
-    )
-    .map_err(|e| e.to_string())?;
-    let mut keys = toolgate_gateway::keys::KeyFile {
-        version: 1,
-        keys: Vec::new(),
-    };
-    let key = keys
-        .add("bench", toolgate_gateway::time::now_rfc3339())
-        .map_err(|e| e.to_string())?
-        .key;
-    keys.write(&dir.join("keys.json"))
-        .map_err(|e| e.to_string())?;
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-        l.local_addr().map_err(|e| e.to_string())?.port()
-    };
-    let cmdline = serde_json::to_string(&[me.display().to_string(), "--upstream".into()])
-        .map_err(|e| e.to_string())?;
-    std::fs::write(
-        dir.join("gateway.toml"),
-        format!(
-            "policy = \"bench.policy\"\nkeys = \"keys.json\"\nlisten = \"127.0.0.1:{port}\"\n[log]\ndecisions = \"decisions.log\"\n[upstream.trivial]\ncommand = {cmdline}\n"
-        ),
-    )
-    .map_err(|e| e.to_string())?;
-    let mut gw = std::process::Command::new(gateway_exe)
-        .args(["gateway", "--config"])
-        .arg(dir.join("gateway.toml"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot start the gateway: {e}"))?;
+    let (mut gw, port, key) = start_gateway(me, gateway_exe, dir)?;
     let gw_pid = gw.id();
     let revisions = [
         ("2025-11-25", ClientLifecycleMode::Initialize),
@@ -350,6 +338,204 @@ async fn bench_in(args: &Args, me: &Path, gateway_exe: &Path, dir: &Path) -> Res
         eprintln!("error: load check failed ({errors} errors, growth {growth} KiB, limit {MAX_GROWTH_KIB} KiB)");
     }
     Ok(ok || !args.check)
+}
+
+/// One flood thread: wrong keys, alternately the known id with a wrong secret and an unknown
+/// id, until `stop`; with `many_peers` the requests come from 64 loopback addresses in turn.
+fn flood_thread(
+    url: String,
+    known_id: String,
+    t: u8,
+    many_peers: bool,
+    stop: Arc<AtomicBool>,
+    counts: Arc<Mutex<BTreeMap<u16, u64>>>,
+) {
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    rt.block_on(async move {
+        // Many peers: 64 clients per thread, each bound to its own loopback address and
+        // keeping its connection, built once so that building them costs the flood nothing.
+        let clients: Vec<reqwest::Client> = if many_peers {
+            (0..64u8)
+                .filter_map(|i| {
+                    let src = Ipv4Addr::new(127, t.wrapping_add(1), 0, i + 1);
+                    reqwest::Client::builder()
+                        .local_address(IpAddr::V4(src))
+                        .build()
+                        .ok()
+                })
+                .collect()
+        } else {
+            vec![reqwest::Client::new()]
+        };
+        if clients.is_empty() {
+            return;
+        }
+        let mut n: u32 = 0;
+        while !stop.load(Ordering::Relaxed) {
+            n = n.wrapping_add(1);
+            let presented = if n.is_multiple_of(2) {
+                format!("{known_id}_{}", "0".repeat(64))
+            } else {
+                format!("tg_{t:02x}{:06x}_{}", n & 0xff_ffff, "1".repeat(64))
+            };
+            let client = &clients[n as usize % clients.len()];
+            let status = match client
+                .get(&url)
+                .header("authorization", format!("Bearer {presented}"))
+                .send()
+                .await
+            {
+                Ok(r) => r.status().as_u16(),
+                Err(_) => 0,
+            };
+            if let Ok(mut c) = counts.lock() {
+                *c.entry(status).or_default() += 1;
+            }
+        }
+    });
+}
+
+/// `--flood`: a verified client's latency and the gateway's memory under floods of wrong keys.
+async fn flood_bench(
+    args: &Args,
+    me: &Path,
+    gateway_exe: &Path,
+    dir: &Path,
+) -> Result<bool, String> {
+    let (mut gw, port, key) = start_gateway(me, gateway_exe, dir)?;
+    let gw_pid = gw.id();
+    let outcome = async {
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let client = connect(
+            &url,
+            &key,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await?;
+        let warmup = (args.calls / 10).clamp(1, 1000);
+        run_calls(client.peer(), warmup).await;
+        let mut idle = measured(client.peer(), args.calls, Some(gw_pid)).await;
+        let rss_idle = rss_kib(gw_pid);
+        println!(
+            "toolgate-gateway load --flood: {} sequential tools/call of a verified client (2026-07-28), idle and under 8 flood threads",
+            args.calls
+        );
+        let (_, idle99) = summary("idle", &mut idle);
+        let mut errors = idle.errors;
+        let peak = Arc::new(AtomicU64::new(rss_idle));
+        for (name, many_peers) in [("one peer", false), ("many peers", true)] {
+            let stop = Arc::new(AtomicBool::new(false));
+            let counts: Arc<Mutex<BTreeMap<u16, u64>>> = Arc::default();
+            let mut threads = Vec::new();
+            for t in 0..8u8 {
+                let (stop, counts) = (stop.clone(), counts.clone());
+                let (u, id) = (format!("http://127.0.0.1:{port}/v1/tools"), key[..11].to_string());
+                threads.push(std::thread::spawn(move || {
+                    flood_thread(u, id, t, many_peers, stop, counts)
+                }));
+            }
+            let sampler = {
+                let (stop, peak) = (stop.clone(), peak.clone());
+                std::thread::spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        peak.fetch_max(rss_kib(gw_pid), Ordering::Relaxed);
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                })
+            };
+            // Let the flood reach its steady state first.
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let started = Instant::now();
+            let mut run = measured(client.peer(), args.calls, Some(gw_pid)).await;
+            let secs = started.elapsed().as_secs_f64();
+            stop.store(true, Ordering::Relaxed);
+            for t in threads {
+                let _ = t.join();
+            }
+            let _ = sampler.join();
+            errors += run.errors;
+            let (_, p99) = summary(&format!("flood, {name}"), &mut run);
+            let counts = counts.lock().map(|c| c.clone()).unwrap_or_default();
+            let total: u64 = counts.values().sum();
+            println!(
+                "flood, {name}: {total} requests ({:.0}/s), by status {counts:?}; client p99 {:.2}x idle (goal: at most 2x)",
+                total as f64 / (secs + 0.5),
+                p99 / idle99
+            );
+        }
+        let _ = client.cancel().await;
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        let rss_after = rss_kib(gw_pid);
+        Ok::<_, String>((errors, rss_idle, peak.load(Ordering::Relaxed), rss_after))
+    }
+    .await;
+    let _ = gw.kill();
+    let _ = gw.wait();
+    let (errors, rss_idle, rss_peak, rss_after) = outcome?;
+    let cap = toolgate_gateway::config::Limits::default().max_concurrent_key_checks as u64;
+    let bound = rss_idle + cap * 19 * 1024 + 16 * 1024;
+    println!(
+        "gateway rss idle={rss_idle}KiB peak={rss_peak}KiB 5s-after={rss_after}KiB bound={bound}KiB ({cap} key checks x 19 MiB + 16 MiB over idle)"
+    );
+    let ok = errors == 0 && rss_peak <= bound;
+    if args.check && !ok {
+        eprintln!(
+            "error: flood check failed ({errors} errors, peak {rss_peak} KiB, bound {bound} KiB)"
+        );
+    }
+    Ok(ok || !args.check)
+}
+
+/// Starts a `toolgate-gateway` in front of the trivial upstream, with one key for agent
+/// `bench`: the process, its port and the key.
+fn start_gateway(
+    me: &Path,
+    gateway_exe: &Path,
+    dir: &Path,
+) -> Result<(std::process::Child, u16, String), String> {
+    std::fs::write(
+        dir.join("bench.policy"),
+        "server trivial { tool echo(text) needs bench:call }\nagent bench {\n  grant bench:call\n  allow trivial.echo where text matches \"call *\"\n}\n",
+    )
+    .map_err(|e| e.to_string())?;
+    let mut keys = toolgate_gateway::keys::KeyFile {
+        version: 1,
+        keys: Vec::new(),
+    };
+    let key = keys
+        .add("bench", toolgate_gateway::time::now_rfc3339())
+        .map_err(|e| e.to_string())?
+        .key;
+    keys.write(&dir.join("keys.json"))
+        .map_err(|e| e.to_string())?;
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        l.local_addr().map_err(|e| e.to_string())?.port()
+    };
+    let cmdline = serde_json::to_string(&[me.display().to_string(), "--upstream".into()])
+        .map_err(|e| e.to_string())?;
+    std::fs::write(
+        dir.join("gateway.toml"),
+        format!(
+            "policy = \"bench.policy\"\nkeys = \"keys.json\"\nlisten = \"127.0.0.1:{port}\"\n[log]\ndecisions = \"decisions.log\"\n[upstream.trivial]\ncommand = {cmdline}\n"
+        ),
+    )
+    .map_err(|e| e.to_string())?;
+    let gw = std::process::Command::new(gateway_exe)
+        .args(["gateway", "--config"])
+        .arg(dir.join("gateway.toml"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start the gateway: {e}"))?;
+    Ok((gw, port, key))
 }
 
 /// A client of the gateway in the given revision, once the gateway lists the upstream's tool.
