@@ -42,6 +42,9 @@ struct RawLimits {
     max_concurrent_key_checks: Option<usize>,
     failed_key_checks_burst: Option<u32>,
     failed_key_checks_per_minute: Option<u32>,
+    max_sessions: Option<usize>,
+    max_sessions_per_key: Option<usize>,
+    session_idle_timeout_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -119,6 +122,12 @@ pub struct Limits {
     pub failed_key_checks_burst: u32,
     /// Failed key checks one key id, or one peer address, is given back per minute.
     pub failed_key_checks_per_minute: u32,
+    /// Most 2025-11-25 sessions kept at once; over it the one idle longest is closed.
+    pub max_sessions: usize,
+    /// Most 2025-11-25 sessions one key may hold; over it its session idle longest is closed.
+    pub max_sessions_per_key: usize,
+    /// How long a 2025-11-25 session may stay idle before it is closed.
+    pub session_idle_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -130,6 +139,9 @@ impl Default for Limits {
             max_concurrent_key_checks: 2,
             failed_key_checks_burst: 10,
             failed_key_checks_per_minute: 30,
+            max_sessions: 512,
+            max_sessions_per_key: 32,
+            session_idle_timeout: Duration::from_secs(300),
         }
     }
 }
@@ -250,6 +262,16 @@ impl Config {
                 .limits
                 .failed_key_checks_per_minute
                 .unwrap_or(defaults.failed_key_checks_per_minute),
+            max_sessions: raw.limits.max_sessions.unwrap_or(defaults.max_sessions),
+            max_sessions_per_key: raw
+                .limits
+                .max_sessions_per_key
+                .unwrap_or(defaults.max_sessions_per_key),
+            session_idle_timeout: raw
+                .limits
+                .session_idle_timeout_ms
+                .map(Duration::from_millis)
+                .unwrap_or(defaults.session_idle_timeout),
         };
         if limits.max_body_bytes == 0
             || limits.call_timeout.is_zero()
@@ -257,6 +279,9 @@ impl Config {
             || limits.max_concurrent_key_checks == 0
             || limits.failed_key_checks_burst == 0
             || limits.failed_key_checks_per_minute == 0
+            || limits.max_sessions == 0
+            || limits.max_sessions_per_key == 0
+            || limits.session_idle_timeout.is_zero()
         {
             return Err(ConfigError(format!(
                 "`{shown}`: every value in `[limits]` must be greater than zero"
@@ -395,6 +420,10 @@ token_env = "SEARCH_TOKEN"
         assert_eq!(c.limits.call_timeout, Duration::from_millis(500));
         assert_eq!(c.limits.max_body_bytes, 1 << 20);
         assert_eq!(c.limits.max_concurrent_key_checks, 2);
+        assert_eq!(c.limits.session_idle_timeout, Duration::from_secs(300));
+        let s = parse("policy = \"p\"\nkeys = \"k\"\n[limits]\nsession_idle_timeout_ms = 2500\nmax_sessions_per_key = 3\n").unwrap();
+        assert_eq!(s.limits.session_idle_timeout, Duration::from_millis(2500));
+        assert_eq!(s.limits.max_sessions_per_key, 3);
         let zero = parse("policy = \"p\"\nkeys = \"k\"\n[limits]\nfailed_key_checks_burst = 0\n");
         assert!(zero.unwrap_err().0.contains("greater than zero"));
         assert!(

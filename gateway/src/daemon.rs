@@ -10,7 +10,6 @@ use axum::middleware::from_fn_with_state;
 use axum::routing::get;
 use axum::serve::ListenerExt;
 use axum::Router;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -18,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use crate::log::event;
 use crate::mcp::Gateway;
 use crate::origin::{HostRules, LOOPBACK_HOSTS};
+use crate::sessions::Sessions;
 use crate::state::{fingerprint, Shared};
 use crate::upstream::Upstream;
 
@@ -43,6 +43,8 @@ pub struct Running {
     pub shared: Arc<Shared>,
     /// The supervised upstreams.
     pub upstreams: Arc<Vec<Arc<Upstream>>>,
+    /// The 2025-11-25 sessions (`None` when serving the decision API only).
+    pub sessions: Option<Arc<Sessions>>,
     server: tokio::task::JoinHandle<()>,
 }
 
@@ -118,6 +120,7 @@ pub async fn start(shared: Arc<Shared>, mode: Mode) -> Result<Running, String> {
     let upstreams = Arc::new(upstreams);
 
     let mut authed: Router<Arc<Shared>> = crate::serve::routes();
+    let mut sessions = None;
     if mode == Mode::Gateway {
         let gateway = Gateway::new(shared.clone(), upstreams.clone());
         let mcp_config = StreamableHttpServerConfig::default()
@@ -129,12 +132,15 @@ pub async fn start(shared: Arc<Shared>, mode: Mode) -> Result<Running, String> {
             // to keep open (and keep alive) until the handler's task ends, fewer writes.
             .with_json_response(true)
             .with_cancellation_token(stop.child_token());
-        let service = StreamableHttpService::new(
-            move || Ok(gateway.clone()),
-            Arc::new(LocalSessionManager::default()),
-            mcp_config,
+        let tracked = Arc::new(Sessions::new(&config.limits));
+        let service =
+            StreamableHttpService::new(move || Ok(gateway.clone()), tracked.manager(), mcp_config);
+        authed = authed.merge(
+            Router::new()
+                .nest_service("/mcp", service)
+                .layer(from_fn_with_state(tracked.clone(), crate::sessions::track)),
         );
-        authed = authed.nest_service("/mcp", service);
+        sessions = Some(tracked);
     }
     let authed = authed
         .layer(DefaultBodyLimit::max(config.limits.max_body_bytes))
@@ -177,6 +183,7 @@ pub async fn start(shared: Arc<Shared>, mode: Mode) -> Result<Running, String> {
         stop,
         shared,
         upstreams,
+        sessions,
         server,
     })
 }

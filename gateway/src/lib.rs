@@ -18,6 +18,7 @@ pub mod mcp;
 pub mod naming;
 pub mod origin;
 pub mod serve;
+pub mod sessions;
 pub mod state;
 pub mod time;
 pub mod upstream;
