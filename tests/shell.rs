@@ -217,6 +217,42 @@ fn deny_compares_programs_by_last_component() {
     assert!(!s.deny_matches("rmdir x").fires(0));
 }
 
+/// Privilege wrappers: options with values, `NAME=VALUE` words and no command at all (a shell
+/// on standard input), under a deny that does not name the wrapper.
+#[test]
+fn privilege_wrappers_are_seen_through() {
+    let s = set(&["rm ..."]);
+    for v in [
+        "sudo -s",
+        "sudo -i",
+        "sudo -iu root",
+        "sudo --login",
+        "sudo -s <<< 'rm -rf /'",
+        "sudo -c class rm -rf /",
+        "sudo --unknown-option value rm -rf /",
+        "sudo FOO=1 rm -rf /",
+        "sudo GIT_PAGER='rm -rf /' git log",
+        "doas -s",
+        "doas -a style rm -rf /",
+        "pkexec",
+        "run0",
+    ] {
+        assert!(s.deny_matches(v).fires(0), "{v}");
+    }
+    for v in [
+        "sudo -E ls -la",
+        "sudo -u deploy systemctl restart app",
+        "sudo -l",
+        "sudo -n true",
+        "sudo -E -H git rm --cached x",
+        "doas -u www ls",
+        "pkexec --user root ls",
+    ] {
+        let m = s.deny_matches(v);
+        assert!(!m.fires(0), "{v}: {:?}", m.unreadable);
+    }
+}
+
 #[test]
 fn word_globs_and_rest() {
     let s = set(&[

@@ -8,6 +8,8 @@
 //! - [`pattern`]: argv patterns (`"git log ..."`, `"rm -{r,f} ..."`); [`options`] says which
 //!   option spellings are the same flag.
 //! - [`set`]: many patterns on one argument, compiled once and asked once per value.
+//! - [`stdin`] and [`variables`]: file names that are standard input, and environment
+//!   variables that name programs or load code, which a deny cannot see past.
 //!
 //! ```
 //! use toolgate::shell::{Pattern, PatternSet};
@@ -31,7 +33,9 @@ pub mod options;
 pub mod parser;
 pub mod pattern;
 pub mod set;
+pub mod stdin;
 pub mod unreadable;
+pub mod variables;
 pub mod words;
 pub mod wrappers;
 

@@ -10,6 +10,7 @@
 //! [`MAX_DEPTH`], so both run in linear time; neither panics.
 
 use super::unreadable::{Construct, Unreadable};
+use super::variables::{classify, split_assignment, Variable};
 use super::words::{Command, CommandView, Word, WordKind};
 use super::wrappers::{self, Runs, Wrapper};
 
@@ -17,7 +18,7 @@ use super::wrappers::{self, Runs, Wrapper};
 pub const MAX_DEPTH: u32 = 16;
 
 /// Reserved words that start a compound command (strict mode refuses them where a command
-/// starts; `time` is read as a program).
+/// starts; `time` is read as a program there, and as the keyword by the generous reading).
 const RESERVED: &[&str] = &[
     "!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while",
     "until", "for", "in", "select", "function", "coproc", "[[", "]]",
@@ -329,6 +330,7 @@ fn starts_compound(raw: &[u8]) -> bool {
             | b"coproc"
             | b"[["
             | b"]]"
+            | b"time"
     )
 }
 
@@ -510,6 +512,8 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
         // Words that are not a command: a `for`/`select` header, the name after `function`.
         let mut skip_header = false;
         let mut skip_one = false;
+        // After the keyword `time`: its options (`-p`, `--`) before the pipeline it times.
+        let mut time_opts = false;
         // The command's program is known and neither runs other programs nor interests the
         // sink: its other words are read (they may hold substitutions) but not kept.
         let mut skip_rest = false;
@@ -534,6 +538,7 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
                     }
                     self.finish(cmd, std::mem::take(&mut skip_rest))?;
                     skip_header = false;
+                    time_opts = false;
                 }
                 b'(' => {
                     self.finish(cmd, std::mem::take(&mut skip_rest))?;
@@ -568,6 +573,7 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
                 _ if cmd.is_empty()
                     && !skip_header
                     && !skip_one
+                    && !time_opts
                     && self.plain_program(cmd, &mut skip_rest) => {}
                 // Arguments made of plain bytes, as many as follow one another.
                 _ if !cmd.is_empty() && !skip_header && !skip_one && self.plain_words(cmd) => {}
@@ -597,7 +603,19 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
                     // A file descriptor number (`2>/dev/null`), a header word, an assignment
                     // or a reserved word is not a word of the command.
                     let keep = !fd && !skip_header && !std::mem::take(&mut skip_one);
-                    let keep = keep && !(cmd.is_empty() && is_assignment(raw));
+                    let assigns = keep && cmd.is_empty() && is_assignment(raw);
+                    if assigns {
+                        let r =
+                            self.assignment(cmd.buffer().get(mark..).unwrap_or(""), kind, start);
+                        cmd.discard_from(mark);
+                        r?;
+                        continue;
+                    }
+                    if keep && cmd.is_empty() && time_opts && raw.first() == Some(&b'-') {
+                        cmd.discard_from(mark);
+                        continue;
+                    }
+                    time_opts = false;
                     if !keep {
                         cmd.discard_from(mark);
                         continue;
@@ -612,6 +630,12 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
                             }
                             b"function" => {
                                 skip_one = true;
+                                true
+                            }
+                            // The keyword: what follows is the pipeline it times, which
+                            // may begin with options, `!` or a compound command.
+                            b"time" => {
+                                time_opts = true;
                                 true
                             }
                             b"case" | b"coproc" | b"[[" | b"]]" => {
@@ -634,6 +658,23 @@ impl<'s, 'o, S: Sink + ?Sized> Parser<'s, 'o, S> {
             }
         }
         self.finish(cmd, skip_rest)
+    }
+
+    /// An assignment before a command's program (`word`: its text, quoting removed): a
+    /// variable that names a program runs its value as a script; one that loads code, or
+    /// names a program with a value known only at run time, makes the value unreadable.
+    fn assignment(&mut self, word: &str, kind: WordKind, at: usize) -> R<()> {
+        let Some((name, value)) = split_assignment(word) else {
+            return Ok(());
+        };
+        match classify(name) {
+            None => Ok(()),
+            Some(Variable::Command) if kind == WordKind::Literal => {
+                let value = value.to_owned();
+                self.script(&value, at)
+            }
+            Some(_) => self.err(Construct::ProgramVariable, at),
+        }
     }
 
     /// At a command's first word: when it is plain ([`PLAIN_UNBRACED`] bytes only, ended by a

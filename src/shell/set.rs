@@ -159,7 +159,7 @@ impl parser::Sink for DenySink<'_> {
         if names.is_empty() {
             return wrappers::find_base(base).is_some() || self.wants(base);
         }
-        names.get(base).is_some() || self.set.may_glob(base)
+        names.get(base).is_some() || self.set.may_glob(base) || wrappers::family(base).is_some()
     }
 }
 
@@ -361,7 +361,9 @@ impl PatternSet {
         let wrapper = if self.bases.is_empty() {
             wrappers::find_base(base)
         } else {
-            index.and_then(|i| WRAPPERS.get(i))
+            index
+                .and_then(|i| WRAPPERS.get(i))
+                .or_else(|| wrappers::family(base))
         };
         let candidates = index
             .and_then(|i| self.by_base.get(i))

@@ -66,6 +66,9 @@ pub enum Construct {
     OpaqueProgram,
     /// A wrapper whose inner command cannot be located (a run-time word among its options).
     DynamicWrapper,
+    /// A variable that loads code (`LD_PRELOAD`, `BASH_ENV`, `NODE_OPTIONS`, ...) set for a
+    /// command, or one that names a program set to a value known only at run time.
+    ProgramVariable,
 }
 
 impl Construct {
@@ -101,6 +104,7 @@ impl Construct {
             Construct::DynamicProgram => "a program name known only at run time",
             Construct::OpaqueProgram => "a program that runs code not written as shell words",
             Construct::DynamicWrapper => "a wrapper whose inner command is known only at run time",
+            Construct::ProgramVariable => "a variable that loads code or names a program",
         }
     }
 }

@@ -6,8 +6,9 @@
 use std::sync::OnceLock;
 
 use super::names::NameTable;
-use super::parser::is_assignment;
+use super::stdin::names_a_stream;
 use super::unreadable::Construct;
+use super::variables::{classify, split_assignment, Variable};
 use super::words::{Command, CommandView, Word, WordKind};
 
 /// How a wrapper's inner command is found.
@@ -34,6 +35,12 @@ pub enum How {
     Trap,
     /// `alias NAME=VALUE`: each value is a script.
     Alias,
+    /// `source FILE` / `. FILE`: the file's content is not in the value, unless the file is
+    /// standard input (unreadable).
+    Source,
+    /// `export`, `declare`, `typeset`, `readonly`, `local`: an assignment to a variable that
+    /// names a program is read as [`Variable`] says.
+    Declare,
 }
 
 /// The option grammar of a [`How::Prefix`] wrapper.
@@ -41,11 +48,20 @@ pub enum How {
 pub struct Prefix {
     /// Options that take a value (`-u USER`, `--user USER`; `-uUSER` and `--user=USER` too).
     pub value_opts: &'static [&'static str],
+    /// Options known to take no value. An option in none of the lists might take one: both
+    /// readings (the next word a value, or the command) are looked through.
+    pub flags: &'static [&'static str],
+    /// Options that, with no command, start a shell reading standard input (`sudo -s`).
+    pub shell_opts: &'static [&'static str],
+    /// Every option is one word (`--name=value`): no option takes the next word as a value
+    /// unless `value_opts` says so.
+    pub attached_only: bool,
     /// Options whose value is a nested script (`su -c`, `env -S`).
     pub script_opts: &'static [&'static str],
     /// Operands before the command (`timeout DURATION`, `chroot NEWROOT`, `ssh HOST`).
     pub positional: usize,
-    /// `NAME=VALUE` operands are skipped (`env`).
+    /// `NAME=VALUE` words (any word with a `=`) before the command set variables (`env`,
+    /// `sudo`).
     pub assignments: bool,
     /// The command words are joined by spaces and run by a shell (`watch`, `ssh`).
     pub joined: bool,
@@ -60,6 +76,9 @@ pub struct Prefix {
 
 const P: Prefix = Prefix {
     value_opts: &[],
+    flags: &[],
+    shell_opts: &[],
+    attached_only: false,
     script_opts: &[],
     positional: 0,
     assignments: false,
@@ -89,7 +108,21 @@ pub static WRAPPERS: &[Wrapper] = &[
     w(
         "env",
         How::Prefix(Prefix {
-            value_opts: &["-u", "--unset", "-C", "--chdir", "-P"],
+            value_opts: &["-u", "--unset", "-C", "--chdir", "-P", "-a", "--argv0"],
+            flags: &[
+                "-i",
+                "--ignore-environment",
+                "-0",
+                "--null",
+                "-v",
+                "--debug",
+                "--block-signal",
+                "--default-signal",
+                "--ignore-signal",
+                "--list-signal-handling",
+                "--help",
+                "--version",
+            ],
             script_opts: &["-S", "--split-string"],
             assignments: true,
             ..P
@@ -121,14 +154,56 @@ pub static WRAPPERS: &[Wrapper] = &[
                 "--other-user",
                 "-R",
                 "--chroot",
+                "-a",
+                "--auth-type",
+                "-c",
+                "--login-class",
             ],
+            flags: &[
+                "-A",
+                "--askpass",
+                "-B",
+                "--bell",
+                "-b",
+                "--background",
+                "-E",
+                "--preserve-env",
+                "-e",
+                "--edit",
+                "-H",
+                "--set-home",
+                "-K",
+                "--remove-timestamp",
+                "-k",
+                "--reset-timestamp",
+                "-l",
+                "--list",
+                "-N",
+                "--no-update",
+                "-n",
+                "--non-interactive",
+                "-P",
+                "--preserve-groups",
+                "-S",
+                "--stdin",
+                "-V",
+                "--version",
+                "-v",
+                "--validate",
+                "-h",
+                "--help",
+            ],
+            shell_opts: &["-s", "--shell", "-i", "--login"],
+            assignments: true,
             ..P
         }),
     ),
     w(
         "doas",
         How::Prefix(Prefix {
-            value_opts: &["-u", "-C"],
+            value_opts: &["-u", "-C", "-a"],
+            flags: &["-n", "-L"],
+            shell_opts: &["-s"],
             ..P
         }),
     ),
@@ -136,6 +211,13 @@ pub static WRAPPERS: &[Wrapper] = &[
         "pkexec",
         How::Prefix(Prefix {
             value_opts: &["--user"],
+            flags: &[
+                "--disable-internal-agent",
+                "--keep-cwd",
+                "--version",
+                "--help",
+            ],
+            empty_is_opaque: true,
             ..P
         }),
     ),
@@ -156,6 +238,7 @@ pub static WRAPPERS: &[Wrapper] = &[
                 "--slice",
                 "--nice",
             ],
+            empty_is_opaque: true,
             ..P
         }),
     ),
@@ -203,6 +286,7 @@ pub static WRAPPERS: &[Wrapper] = &[
         "timeout",
         How::Prefix(Prefix {
             value_opts: &["-k", "--kill-after", "-s", "--signal"],
+            flags: &["--preserve-status", "--foreground", "-v", "--verbose"],
             positional: 1,
             ..P
         }),
@@ -215,16 +299,29 @@ pub static WRAPPERS: &[Wrapper] = &[
         }),
     ),
     w("nohup", How::Prefix(P)),
-    w("setsid", How::Prefix(P)),
+    w(
+        "setsid",
+        How::Prefix(Prefix {
+            flags: &["-c", "--ctty", "-f", "--fork", "-w", "--wait"],
+            ..P
+        }),
+    ),
     w("unbuffer", How::Prefix(P)),
     w("busybox", How::Prefix(P)),
     w("toybox", How::Prefix(P)),
     w("builtin", How::Prefix(P)),
-    w("command", How::Prefix(P)),
+    w(
+        "command",
+        How::Prefix(Prefix {
+            flags: &["-p", "-v", "-V"],
+            ..P
+        }),
+    ),
     w(
         "exec",
         How::Prefix(Prefix {
             value_opts: &["-a"],
+            flags: &["-c", "-l"],
             ..P
         }),
     ),
@@ -232,6 +329,16 @@ pub static WRAPPERS: &[Wrapper] = &[
         "time",
         How::Prefix(Prefix {
             value_opts: &["-f", "--format", "-o", "--output"],
+            flags: &[
+                "-a",
+                "--append",
+                "-p",
+                "--portability",
+                "-q",
+                "--quiet",
+                "-v",
+                "--verbose",
+            ],
             ..P
         }),
     ),
@@ -278,8 +385,52 @@ pub static WRAPPERS: &[Wrapper] = &[
             ..P
         }),
     ),
-    w("unshare", How::Prefix(P)),
-    w("setpriv", How::Prefix(P)),
+    w(
+        "unshare",
+        How::Prefix(Prefix {
+            value_opts: &[
+                "-R",
+                "--root",
+                "-w",
+                "--wd",
+                "-S",
+                "--setuid",
+                "-G",
+                "--setgid",
+                "--map-user",
+                "--map-group",
+                "--map-users",
+                "--map-groups",
+                "--propagation",
+            ],
+            ..P
+        }),
+    ),
+    w(
+        "setpriv",
+        How::Prefix(Prefix {
+            value_opts: &[
+                "--reuid",
+                "--regid",
+                "--ruid",
+                "--euid",
+                "--rgid",
+                "--egid",
+                "--groups",
+                "--inh-caps",
+                "--ambient-caps",
+                "--bounding-set",
+                "--securebits",
+                "--pdeathsig",
+                "--selinux-label",
+                "--apparmor-profile",
+                "--landlock-access",
+                "--landlock-rule",
+                "--seccomp-filter",
+            ],
+            ..P
+        }),
+    ),
     w(
         "strace",
         How::Prefix(Prefix {
@@ -422,8 +573,21 @@ pub static WRAPPERS: &[Wrapper] = &[
             ..P
         }),
     ),
-    w("firejail", How::Prefix(P)),
+    w(
+        "firejail",
+        How::Prefix(Prefix {
+            attached_only: true,
+            ..P
+        }),
+    ),
     w("sh", How::Shell),
+    w("rbash", How::Shell),
+    w("csh", How::Shell),
+    w("tcsh", How::Shell),
+    w("rksh", How::Shell),
+    w("pdksh", How::Shell),
+    w("oksh", How::Shell),
+    w("lksh", How::Shell),
     w("bash", How::Shell),
     w("dash", How::Shell),
     w("zsh", How::Shell),
@@ -438,6 +602,13 @@ pub static WRAPPERS: &[Wrapper] = &[
     w("git", How::Git),
     w("trap", How::Trap),
     w("alias", How::Alias),
+    w("source", How::Source),
+    w(".", How::Source),
+    w("export", How::Declare),
+    w("declare", How::Declare),
+    w("typeset", How::Declare),
+    w("readonly", How::Declare),
+    w("local", How::Declare),
     w("python", How::Interpreter(&["-c"])),
     w("python2", How::Interpreter(&["-c"])),
     w("python3", How::Interpreter(&["-c"])),
@@ -454,6 +625,27 @@ pub static WRAPPERS: &[Wrapper] = &[
     w("ruby", How::Interpreter(&["-e"])),
     w("php", How::Interpreter(&["-r"])),
     w("lua", How::Interpreter(&["-e"])),
+    w("luajit", How::Interpreter(&["-e"])),
+    w("jruby", How::Interpreter(&["-e"])),
+    w(
+        "julia",
+        How::Interpreter(&["-e", "--eval", "-E", "--print"]),
+    ),
+    w("guile", How::Interpreter(&["-c"])),
+    w("racket", How::Interpreter(&["-e", "--eval"])),
+    w("elixir", How::Interpreter(&["-e", "--eval"])),
+    w("groovy", How::Interpreter(&["-e"])),
+    w("expect", How::Interpreter(&["-c"])),
+    w("tclsh", How::Interpreter(&[])),
+    w("wish", How::Interpreter(&[])),
+    w("R", How::Interpreter(&["-e"])),
+    w("gjs", How::Interpreter(&["-c", "--command"])),
+    w("qjs", How::Interpreter(&["-e", "--eval"])),
+    w(
+        "ts-node",
+        How::Interpreter(&["-e", "--eval", "-p", "--print"]),
+    ),
+    w("tsx", How::Interpreter(&["-e", "--eval", "-p", "--print"])),
     w("Rscript", How::Interpreter(&["-e"])),
     w("osascript", How::Interpreter(&["-e"])),
     w(
@@ -479,7 +671,25 @@ pub fn find(program: &str) -> Option<&'static Wrapper> {
 /// The wrapper named `base` (a last path component), if any.
 #[inline]
 pub fn find_base(base: &str) -> Option<&'static Wrapper> {
-    WRAPPERS.get(index().get(base)?)
+    if let Some(i) = index().get(base) {
+        return WRAPPERS.get(i);
+    }
+    family(base)
+}
+
+/// A shell or interpreter named with its version (`python3.12`, `perl5.36.0`, `ksh93`): the
+/// entry of its family.
+#[cold]
+pub(crate) fn family(base: &str) -> Option<&'static Wrapper> {
+    if !base.as_bytes().last().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let family = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if family.is_empty() {
+        return None;
+    }
+    let w = WRAPPERS.get(index().get(family)?)?;
+    matches!(w.how, How::Shell | How::Interpreter(_) | How::Awk).then_some(w)
 }
 
 /// The wrappers' names, indexed as in [`WRAPPERS`].
@@ -612,19 +822,28 @@ pub(crate) fn runs_of(
     let found = match &wrapper.how {
         How::Prefix(p) => return prefix(cmd, p, inner, spare),
         How::Shell => shell(cmd),
-        How::Interpreter(code) => return interpreter(cmd, code),
-        How::Awk => {
-            let args = literal_args(cmd)?;
-            if args.iter().any(|a| *a == "-f" || a.starts_with("--file")) {
-                Ok(Vec::new())
-            } else {
-                Err(Construct::OpaqueProgram)
-            }
-        }
+        How::Interpreter(code) => return interpreter(cmd, code, module_opts(wrapper.name)),
+        How::Awk => awk(cmd),
         How::FindExec => return find_exec(cmd, inner, spare),
         How::Eval => {
             let args = literal_args(cmd)?;
-            Ok(vec![Runs::Script(args.join(" "))])
+            // `--` ends eval's (absent) options.
+            let skip = args.iter().take_while(|a| **a == "--").count();
+            Ok(vec![Runs::Script(
+                args.get(skip..).unwrap_or(&[]).join(" "),
+            )])
+        }
+        How::Source => source(cmd),
+        How::Declare => {
+            for w in cmd.words().skip(1) {
+                // A run-time word cannot be told apart from any other: see the reference.
+                if let Word::Literal(a) = w {
+                    if !a.starts_with('-') && !a.starts_with('+') {
+                        assignment(a, inner)?;
+                    }
+                }
+            }
+            Ok(Vec::new())
         }
         How::Git => {
             // Only the global options before the subcommand matter.
@@ -706,16 +925,87 @@ fn short_group<'a>(word: &'a str, opts: &[&str]) -> Option<&'a str> {
     None
 }
 
+/// Most readings of one wrapper's words: each option the table does not know adds one (the
+/// option may take the next word as its value); past this the inner command is not located.
+const MAX_READINGS: usize = 8;
+
+/// Readings of a wrapper's words still to look through: where each starts and how many
+/// positional operands it has read.
+struct Readings {
+    pending: [(usize, usize); MAX_READINGS],
+    len: usize,
+    made: usize,
+}
+
+impl Readings {
+    fn push(&mut self, from: usize, positional: usize) -> Result<(), Construct> {
+        self.made += 1;
+        match self.pending.get_mut(self.len) {
+            Some(slot) if self.made <= MAX_READINGS => {
+                *slot = (from, positional);
+                self.len += 1;
+                Ok(())
+            }
+            _ => Err(Construct::DynamicWrapper),
+        }
+    }
+
+    fn pop(&mut self) -> Option<(usize, usize)> {
+        self.len = self.len.checked_sub(1)?;
+        self.pending.get(self.len).copied()
+    }
+}
+
 fn prefix(
     cmd: CommandView<'_>,
     p: &Prefix,
     inner: &mut Vec<Runs>,
     spare: &mut Vec<Command>,
 ) -> Result<(), Construct> {
-    let n = cmd.len();
     let before = inner.len();
-    let mut positional = 0;
-    let mut i = 1;
+    let mut readings = Readings {
+        pending: [(0, 0); MAX_READINGS],
+        len: 0,
+        made: 0,
+    };
+    readings.push(1, 0)?;
+    let mut shell = false;
+    while let Some((from, positional)) = readings.pop() {
+        prefix_reading(
+            cmd,
+            p,
+            from,
+            positional,
+            before,
+            inner,
+            spare,
+            &mut readings,
+            &mut shell,
+        )?;
+    }
+    if inner.len() == before && (p.empty_is_opaque || shell) {
+        return Err(Construct::OpaqueProgram);
+    }
+    Ok(())
+}
+
+/// One reading of a [`How::Prefix`] wrapper's words from word `i`, `positional` operands read.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the state of one reading, passed down once"
+)]
+fn prefix_reading(
+    cmd: CommandView<'_>,
+    p: &Prefix,
+    mut i: usize,
+    mut positional: usize,
+    before: usize,
+    inner: &mut Vec<Runs>,
+    spare: &mut Vec<Command>,
+    readings: &mut Readings,
+    shell: &mut bool,
+) -> Result<(), Construct> {
+    let n = cmd.len();
     let mut options_done = false;
     while i < n {
         let Some(word) = cmd.get(i) else { break };
@@ -731,6 +1021,7 @@ fn prefix(
                 i += 1;
                 continue;
             }
+            *shell |= names_shell_opt(a, p);
             // A script option (value attached or next).
             if let Some(script) = find_opt(cmd, i, a, p.script_opts)? {
                 inner.push(Runs::Script(script.0));
@@ -741,6 +1032,10 @@ fn prefix(
                 i = next;
                 continue;
             }
+            if !p.attached_only && !p.script_only && !known_flag(a, p) {
+                // Perhaps an option with a value: the command may start after that value.
+                readings.push(i + 2, positional)?;
+            }
             i += 1;
             continue;
         }
@@ -748,7 +1043,8 @@ fn prefix(
             i += 1;
             continue;
         }
-        if p.assignments && is_assignment(a.as_bytes()) {
+        if p.assignments && !options_done && split_assignment(a).is_some() {
+            assignment(a, inner)?;
             i += 1;
             continue;
         }
@@ -788,12 +1084,75 @@ fn prefix(
             c.push("", WordKind::UnknownFields);
             inner.push(Runs::Command(c));
         } else {
-            inner.push(Runs::Words(i));
+            let seen = inner
+                .get(before..)
+                .is_some_and(|r| r.iter().any(|r| matches!(r, Runs::Words(k) if *k == i)));
+            if !seen {
+                inner.push(Runs::Words(i));
+            }
         }
         return Ok(());
     }
-    if inner.len() == before && p.empty_is_opaque {
-        return Err(Construct::OpaqueProgram);
+    Ok(())
+}
+
+/// Whether the option word `a` includes one of `p`'s shell options (`-s`, `-iu root`,
+/// `--login`); in a short group, letters after one that takes a value are that value.
+fn names_shell_opt(a: &str, p: &Prefix) -> bool {
+    if p.shell_opts.is_empty() {
+        return false;
+    }
+    if a.starts_with("--") {
+        let name = a.split_once('=').map_or(a, |(n, _)| n);
+        return p.shell_opts.contains(&name);
+    }
+    let letter_in = |opts: &[&str], c: char| {
+        opts.iter()
+            .any(|o| o.len() == 2 && o.strip_prefix('-').is_some_and(|r| r.starts_with(c)))
+    };
+    for c in a.chars().skip(1) {
+        if letter_in(p.shell_opts, c) {
+            return true;
+        }
+        if letter_in(p.value_opts, c) || letter_in(p.script_opts, c) {
+            return false;
+        }
+    }
+    false
+}
+
+/// Whether the option word `a` is known to take no separate value: a listed flag (or shell
+/// option), a short group of such letters or digits (`-Ei`, `nice -10`), a long option with
+/// its value attached (`--name=value`), or a `+` option.
+fn known_flag(a: &str, p: &Prefix) -> bool {
+    if a.starts_with('+') {
+        return true;
+    }
+    if let Some(long) = a.strip_prefix("--") {
+        if long.contains('=') {
+            return true;
+        }
+        return p.flags.contains(&a) || p.shell_opts.contains(&a);
+    }
+    let listed = |c: char| {
+        p.flags
+            .iter()
+            .chain(p.shell_opts)
+            .any(|o| o.len() == 2 && o.strip_prefix('-').is_some_and(|r| r.starts_with(c)))
+    };
+    a.chars().skip(1).all(|c| c.is_ascii_digit() || listed(c))
+}
+
+/// A `NAME=VALUE` word given to a program (`env`, `sudo`, `export`): a variable that names a
+/// program runs its value as a script; one that loads code makes the value unreadable.
+fn assignment(a: &str, inner: &mut Vec<Runs>) -> Result<(), Construct> {
+    let Some((name, value)) = split_assignment(a) else {
+        return Ok(());
+    };
+    match classify(name) {
+        Some(Variable::Command) => inner.push(Runs::Script(value.to_string())),
+        Some(Variable::Code) => return Err(Construct::ProgramVariable),
+        None => {}
     }
     Ok(())
 }
@@ -867,16 +1226,59 @@ fn shell(cmd: CommandView<'_>) -> Result<Vec<Runs>, Construct> {
     match args.get(i) {
         Some(s) if script => Ok(vec![Runs::Script((*s).to_string())]),
         Some(_) if stdin => Err(Construct::OpaqueProgram),
-        Some(_) => Ok(Vec::new()), // a script file: its content is not in the value
+        // A script file: its content is not in the value; standard input by a file name is
+        // what the value does not show.
+        Some(file) if names_a_stream(file) => Err(Construct::OpaqueProgram),
+        Some(_) => Ok(Vec::new()),
         None if script => Ok(Vec::new()),
         None => Err(Construct::OpaqueProgram),
     }
 }
 
-fn interpreter(cmd: CommandView<'_>, code: &[&str]) -> Result<(), Construct> {
+/// Options of an interpreter that load a module by name: a value that is not a plain module
+/// name is code (`perl '-MPOSIX;system(...)'`, `node --import=data:...`).
+fn module_opts(interpreter: &str) -> &'static [&'static str] {
+    match interpreter {
+        "perl" => &["-M", "-m"],
+        "node" | "nodejs" | "bun" | "ts-node" | "tsx" => &[
+            "-r",
+            "--require",
+            "--import",
+            "--loader",
+            "--experimental-loader",
+        ],
+        "ruby" | "jruby" => &["-r"],
+        _ => &[],
+    }
+}
+
+/// If the option word `a` is the module option `opt`: its attached value, if any.
+fn module_value<'a>(a: &'a str, opt: &str) -> Option<Option<&'a str>> {
+    if let Some(v) = option_value(a, opt) {
+        return Some(v);
+    }
+    if opt.len() == 2 && !a.starts_with("--") {
+        return a.strip_prefix(opt).map(Some);
+    }
+    None
+}
+
+/// Whether `v` is a module name, with at most a plain import list (`Data::Dumper=Dumper`,
+/// `ts-node/register`, `./hooks.mjs`, `@scope/pkg`).
+fn plain_module(v: &str) -> bool {
+    !v.is_empty()
+        && !v.contains("data:")
+        && v.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(b, b'_' | b':' | b'.' | b'/' | b'@' | b'-' | b'=' | b',')
+        })
+}
+
+fn interpreter(cmd: CommandView<'_>, code: &[&str], modules: &[&str]) -> Result<(), Construct> {
     // One pass: a run-time word anywhere is reported before code that runs.
     let mut operand = false;
     let mut runs_code = false;
+    let mut module_next = false;
     for w in cmd.words().skip(1) {
         let Word::Literal(a) = w else {
             return Err(Construct::DynamicWrapper);
@@ -884,10 +1286,22 @@ fn interpreter(cmd: CommandView<'_>, code: &[&str]) -> Result<(), Construct> {
         if runs_code {
             continue;
         }
+        if std::mem::take(&mut module_next) {
+            runs_code = !plain_module(a);
+            continue;
+        }
         if !a.starts_with('-') {
-            // Not an option: only a code word spelled without a dash (`deno eval`) runs code.
-            runs_code = code.contains(&a);
+            // Not an option: only a code word spelled without a dash (`deno eval`) runs code,
+            // and a script read from standard input by a file name (`python3 /dev/stdin`).
+            runs_code = code.contains(&a) || (!operand && names_a_stream(a));
             operand = true;
+            continue;
+        }
+        if let Some(m) = modules.iter().find_map(|o| module_value(a, o)) {
+            match m {
+                Some(v) => runs_code = !plain_module(v),
+                None => module_next = true,
+            }
             continue;
         }
         // (`option_value` also says whether the word is the option itself.)
@@ -899,6 +1313,76 @@ fn interpreter(cmd: CommandView<'_>, code: &[&str]) -> Result<(), Construct> {
         return Err(Construct::OpaqueProgram);
     }
     Ok(())
+}
+
+/// awk and friends: the program is code (it can call `system()`) unless it comes from a file
+/// (`-f FILE`, `--file`, gawk's `-E`/`--exec`); gawk's `-e`/`--source` add code to it; a
+/// program or library file that is standard input (`-f -`, `-f /dev/stdin`) is not shown.
+fn awk(cmd: CommandView<'_>) -> Result<Vec<Runs>, Construct> {
+    let args = literal_args(cmd)?;
+    let mut from_file = false;
+    let mut i = 0;
+    while let Some(&a) = args.get(i) {
+        if a == "-" || !a.starts_with('-') {
+            break;
+        }
+        i += 1;
+        if a == "--" {
+            break;
+        }
+        let (opt, attached) = match a.strip_prefix("--") {
+            Some(long) => match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            },
+            None => match (a.get(1..2), a.get(2..)) {
+                (Some(o), rest) => (o, rest.filter(|r| !r.is_empty())),
+                (None, _) => continue, // a non-ASCII option letter: a flag
+            },
+        };
+        let takes_file = matches!(opt, "f" | "file" | "E" | "exec");
+        let takes_library = matches!(opt, "i" | "include");
+        let takes_value = matches!(
+            opt,
+            "v" | "assign" | "F" | "field-separator" | "l" | "load" | "W"
+        );
+        if matches!(opt, "e" | "source") {
+            return Err(Construct::OpaqueProgram);
+        }
+        if takes_file || takes_library || takes_value {
+            let value = match attached {
+                Some(v) => Some(v),
+                None => {
+                    i += 1;
+                    args.get(i - 1).copied()
+                }
+            };
+            if (takes_file || takes_library) && value.is_some_and(names_a_stream) {
+                return Err(Construct::OpaqueProgram);
+            }
+            from_file |= takes_file;
+        }
+    }
+    if from_file {
+        Ok(Vec::new())
+    } else {
+        Err(Construct::OpaqueProgram)
+    }
+}
+
+/// `source FILE` / `. FILE`: not looked into, unless it is standard input or known only at
+/// run time (`source <(curl ...)`).
+fn source(cmd: CommandView<'_>) -> Result<Vec<Runs>, Construct> {
+    let mut words = cmd.words().skip(1);
+    let mut file = words.next();
+    if file == Some(Word::Literal("--")) {
+        file = words.next();
+    }
+    match file {
+        Some(Word::Literal(f)) if names_a_stream(f) => Err(Construct::OpaqueProgram),
+        Some(Word::Unknown { .. }) => Err(Construct::DynamicWrapper),
+        _ => Ok(Vec::new()),
+    }
 }
 
 fn find_exec(
