@@ -72,6 +72,7 @@ codes! {
     REDUNDANT_GRANT = ("redundant_grant", Warning, "a granted permission another grant of the same agent already covers");
     RELATIVE_GLOB_IN_ALLOW = ("relative_glob_in_allow", Warning, "a plain glob in an `allow` condition looks like a path but is not normalized");
     RELATIVE_GLOB_IN_DENY = ("relative_glob_in_deny", Warning, "a plain glob in a `deny` condition looks like a path but is compared as written");
+    SHELL_GLOB_PATH = ("shell_glob_path", Warning, "an argument glob with a `/` in a shell `allow` pattern: arguments are compared as written, `..` included");
     SUBSTRING_ALLOW = ("substring_allow", Warning, "`contains` in an `allow` condition admits anything around the substring");
     TARGET_MATCHES_NOTHING = ("target_matches_nothing", Warning, "a glob rule target matches no declared server or tool");
     TOOL_NAME_COLLISION = ("tool_name_collision", Error, "a host tool is named like a server's tool is printed (`server.tool`)");

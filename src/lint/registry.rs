@@ -26,6 +26,7 @@ pub static LINTS: &[&Lint] = &[
     &redundant_grant::REDUNDANT_GRANT,
     &relative_glob_in_allow::RELATIVE_GLOB_IN_ALLOW,
     &relative_glob_in_deny::RELATIVE_GLOB_IN_DENY,
+    &shell_glob_path::SHELL_GLOB_PATH,
     &substring_allow::SUBSTRING_ALLOW,
     &target_matches_nothing::TARGET_MATCHES_NOTHING,
     &tool_name_collision::TOOL_NAME_COLLISION,

@@ -462,6 +462,9 @@ impl Resolver<'_> {
             if let CondOp::Glob(g) = &c.op {
                 self.glob_warnings(g, rule.effect);
             }
+            if let (CondOp::Shell(p), Effect::Allow) = (&c.op, rule.effect) {
+                self.shell_glob_warnings(p);
+            }
             if let Some(c) = self.condition(c) {
                 conditions.push(c);
             }
@@ -780,6 +783,26 @@ impl Resolver<'_> {
                 .with_help("a plain glob matches the whole value as written: `*/.ssh/*` misses `/home/bob/.ssh/id_rsa` and `a/./.ssh/x`; write a path pattern that starts with `/` (`/**/.ssh/**`), which normalizes values and fails closed on relative ones"),
             );
         }
+    }
+
+    /// A shell allow whose argument glob holds a `/`: arguments are compared as written, so
+    /// `cat /srv/*` admits `cat /srv/../etc/passwd`.
+    fn shell_glob_warnings(&mut self, p: &ast::StrLit) {
+        let Ok(pattern) = crate::shell::Pattern::parse(&p.value) else {
+            return;
+        };
+        let Some(word) = pattern.path_globs().next() else {
+            return;
+        };
+        self.diags.push(
+            Diagnostic::new(
+                &code::SHELL_GLOB_PATH,
+                p.span,
+                format!("the argument glob `{word}` looks like a path, but shell arguments are compared as written"),
+            )
+            .with_label("the glob admits `..` and `/` in the argument")
+            .with_help(format!("`{word}` is not resolved as a path (`cat /srv/*` admits `cat /srv/../etc/passwd`); name the files exactly, or give the agent a file tool whose `path` argument a path pattern normalizes")),
+        );
     }
 
     fn test(&mut self, t: &ast::TestBlock) {

@@ -144,6 +144,30 @@ impl Pattern {
         self.words.first().and_then(Glob::exact)
     }
 
+    /// The argument words that are globs holding a `/` (`/srv/*`), written out: an allow
+    /// compares them as written, so they admit `..` (lint `shell_glob_path`).
+    pub fn path_globs(&self) -> impl Iterator<Item = String> + '_ {
+        self.words.iter().skip(1).filter_map(|w| {
+            let Glob::Pieces(pieces) = w else {
+                return None;
+            };
+            let slash = pieces.iter().any(|p| matches!(p, Piece::Char('/')));
+            let wild = pieces.iter().any(|p| !matches!(p, Piece::Char(_)));
+            (slash && wild).then(|| {
+                let mut text = String::new();
+                for p in pieces {
+                    match p {
+                        Piece::Char(c) => text.push(*c),
+                        Piece::One => text.push('?'),
+                        Piece::Star => text.push('*'),
+                        Piece::Class { .. } => text.push_str("[...]"),
+                    }
+                }
+                text
+            })
+        })
+    }
+
     /// The program's last path component, if exact (for indexing denies).
     pub fn program_base(&self) -> Option<&str> {
         self.program_base.exact()

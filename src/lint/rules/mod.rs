@@ -19,6 +19,7 @@ pub mod redundant_allow;
 pub mod redundant_grant;
 pub mod relative_glob_in_allow;
 pub mod relative_glob_in_deny;
+pub mod shell_glob_path;
 pub mod substring_allow;
 pub mod target_matches_nothing;
 pub mod tool_name_collision;
