@@ -7,6 +7,7 @@
 //! language reads as `any`. An argument the schema does not require is printed `name?`.
 
 use std::path::Path;
+use std::time::Duration;
 
 use rmcp::model::Tool;
 use serde_json::Value;
@@ -153,13 +154,14 @@ pub fn render_server(server: &str, tools: &[Tool]) -> String {
     out
 }
 
-/// Starts one upstream, lists its tools and stops it.
+/// Starts one upstream, lists its tools and stops it; `initialize` and `tools/list` may each
+/// take up to `timeout`.
 ///
 /// # Errors
 ///
-/// Why the upstream could not be started or listed.
-pub async fn list_once(spec: &UpstreamSpec) -> Result<Vec<Tool>, String> {
-    let (session, tools, _) = Upstream::connect(spec).await?;
+/// Why the upstream could not be started or listed in time.
+pub async fn list_once(spec: &UpstreamSpec, timeout: Duration) -> Result<Vec<Tool>, String> {
+    let (session, tools, _) = Upstream::connect(spec, timeout).await?;
     let _ = session.cancel().await;
     Ok(tools)
 }
@@ -176,7 +178,7 @@ pub async fn run(config_path: &Path) -> i32 {
     let mut code = 0;
     let mut first = true;
     for (name, spec) in &config.upstreams {
-        match list_once(spec).await {
+        match list_once(spec, config.limits.upstream_start_timeout).await {
             Ok(tools) => {
                 if !first {
                     println!();

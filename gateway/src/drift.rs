@@ -9,7 +9,9 @@
 //! schema lacks), `toolgate::drift_argument_optionality` (warning: the catalog requires an
 //! argument the schema makes optional), `toolgate::drift_argument_type` (warning: the catalog
 //! declares a type the schema's type disagrees with, see [`types_agree`]),
-//! `toolgate::drift_server_without_upstream` (error).
+//! `toolgate::drift_server_without_upstream` (error), `toolgate::drift_tool_name_collision`
+//! (error: one name would reach two tools the upstreams offer, see [`crate::naming`]; the
+//! gateway withholds both).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -76,6 +78,31 @@ pub fn diagnose(
     upstream_tools: &BTreeMap<String, Option<Vec<Tool>>>,
 ) -> Diagnostics {
     let mut out = Diagnostics::new();
+    // The declared tools the upstreams offer, which the gateway may show: one name must not
+    // reach two of them.
+    let mut offered = Vec::new();
+    for def in &policy.tools {
+        let Some(server) = def.server.and_then(|i| policy.servers.get(i)) else {
+            continue;
+        };
+        if let Some(Some(tools)) = upstream_tools.get(&server.name) {
+            if tools.iter().any(|t| t.name == def.name) {
+                offered.push((server.name.as_str(), def.name.as_str(), def.span));
+            }
+        }
+    }
+    for c in crate::naming::collisions(offered.iter().map(|(s, t, _)| (*s, *t))) {
+        let span = offered
+            .iter()
+            .find(|(s, t, _)| *s == c.second.server && *t == c.second.tool)
+            .map(|o| o.2);
+        if let Some(span) = span {
+            out.push(
+                Diagnostic::error("toolgate::drift_tool_name_collision", span, c.message())
+                    .with_label(format!("`{}` also names another upstream's tool", c.name)),
+            );
+        }
+    }
     for (si, server) in policy.servers.iter().enumerate() {
         let declared: Vec<&toolgate::resolve::ToolDef> = policy
             .tools
@@ -220,7 +247,7 @@ pub async fn run(config_path: &Path, policy_paths: &[PathBuf]) -> i32 {
     let mut upstream_tools = BTreeMap::new();
     let mut failed = false;
     for (name, spec) in &config.upstreams {
-        match list_once(spec).await {
+        match list_once(spec, config.limits.upstream_start_timeout).await {
             Ok(tools) => {
                 upstream_tools.insert(name.clone(), Some(tools));
             }
@@ -372,5 +399,38 @@ mod tests {
         // The warning points at the written type.
         let text = found.render(&policy.sources, false, 100);
         assert!(text.contains("max_count?: string"), "{text}");
+    }
+
+    #[test]
+    fn a_name_that_reaches_two_offered_tools_is_an_error() {
+        let mut m = toolgate::source::SourceMap::new();
+        m.add(
+            "p.policy",
+            "server aaa { tool \"git.echo\"(text) }\nserver git { tool echo(text) }\n",
+        );
+        let (policy, diags) = toolgate::load::policy_from_sources(m);
+        assert!(diags.is_empty());
+        let mut ups = BTreeMap::new();
+        ups.insert(
+            "aaa".to_string(),
+            Some(vec![tool("git.echo", &["text"], &["text"])]),
+        );
+        ups.insert(
+            "git".to_string(),
+            Some(vec![tool("echo", &["text"], &["text"])]),
+        );
+        let found = diagnose(&policy, &ups);
+        let hits: Vec<&Diagnostic> = found
+            .iter()
+            .filter(|d| d.code == "toolgate::drift_tool_name_collision")
+            .collect();
+        assert_eq!(hits.len(), 1, "{:?}", found.iter().collect::<Vec<_>>());
+        assert_eq!(hits[0].severity, toolgate::Severity::Error);
+        assert!(
+            hits[0].message.contains("`aaa`") && hits[0].message.contains("`git`"),
+            "{}",
+            hits[0].message
+        );
+        assert_eq!(found.iter().count(), 1);
     }
 }

@@ -171,6 +171,53 @@ impl Gateway {
         Some(view)
     }
 
+    /// Where a name routes when it is not in the agent's view because its upstream has never
+    /// started (so never listed its tools): a tool of such an upstream that the agent may see,
+    /// called `server.tool`, or by its plain name when no other tool the agent may see has it.
+    /// The call is then decided as usual and, when allowed, answered "unavailable".
+    fn unstarted_route(
+        &self,
+        engine: &toolgate::Engine,
+        agent: &str,
+        name: &str,
+    ) -> Option<crate::naming::Route> {
+        let unstarted = |server: &str| {
+            self.upstream(server)
+                .is_some_and(|u| u.connection().is_none() && u.last_tools().is_empty())
+        };
+        if !self.upstreams.iter().any(|u| unstarted(&u.name)) {
+            return None;
+        }
+        let visible = engine.visible_tools(agent)?;
+        let mut found = None;
+        let mut plain = 0;
+        for v in &visible {
+            let Some(server) = v.server.as_deref() else {
+                continue;
+            };
+            if v.tool == name {
+                plain += 1;
+            }
+            let qualified = name
+                .strip_prefix(server)
+                .and_then(|rest| rest.strip_prefix('.'))
+                == Some(v.tool.as_str());
+            if (qualified || v.tool == name) && unstarted(server) {
+                if qualified {
+                    return Some(crate::naming::Route {
+                        server: server.to_string(),
+                        tool: v.tool.clone(),
+                    });
+                }
+                found = Some(crate::naming::Route {
+                    server: server.to_string(),
+                    tool: v.tool.clone(),
+                });
+            }
+        }
+        found.filter(|_| plain == 1)
+    }
+
     fn upstream(&self, name: &str) -> Option<&Arc<Upstream>> {
         self.upstreams.iter().find(|u| u.name == name)
     }
@@ -190,7 +237,12 @@ impl Gateway {
         let unknown =
             || McpError::invalid_params(format!("unknown tool: `{}`", request.name), None);
         let view = self.view(&engine, &caller.agent).ok_or_else(unknown)?;
-        let route = view.route(&request.name).ok_or_else(unknown)?.clone();
+        let route = match view.route(&request.name) {
+            Some(r) => r.clone(),
+            None => self
+                .unstarted_route(&engine, &caller.agent, &request.name)
+                .ok_or_else(unknown)?,
+        };
         // The arguments move into the engine's request and back out (no copy per call).
         let had_args = request.arguments.is_some();
         let mut decide = toolgate::Request::new(caller.agent.as_str(), route.tool.as_str())

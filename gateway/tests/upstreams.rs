@@ -1,0 +1,168 @@
+//! The gateway against real upstreams: MCP servers on loopback (rmcp's Streamable HTTP server,
+//! any tool names) and stdio children that never answer, with the `toolgate-gateway`
+//! executable in between and rmcp's client as the agent.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{add_key, run_cli, text, text_tool, write_config, Gateway, HttpServer};
+use rmcp::model::CallToolRequestParams;
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn upstream_table(name: &str, url: &str) -> String {
+    format!("[upstream.{name}]\nurl = \"{url}\"\n")
+}
+
+/// Server `aaa` offers a tool named `git.echo`, server `git` a tool `echo`: one name would reach
+/// both. Neither is listed or callable, the collision is an event naming both upstreams at
+/// start, and `check --against` reports it.
+#[test]
+fn two_tools_one_name_would_reach_are_both_withheld_and_reported() {
+    let rt = runtime();
+    let dir = tempfile::tempdir().unwrap();
+    let aaa = rt.block_on(HttpServer::start(
+        "aaa",
+        vec![text_tool("git.echo"), text_tool("ok")],
+    ));
+    let git = rt.block_on(HttpServer::start(
+        "git",
+        vec![text_tool("echo"), text_tool("log")],
+    ));
+    let policy = "server aaa { tool \"git.echo\"(text)\n tool ok(text) }\n\
+                  server git { tool echo(text)\n tool log(text) }\n\
+                  agent x { allow aaa.*\n allow git.* }\n";
+    let tail = format!(
+        "[log]\ndecisions = \"off\"\n{}{}",
+        upstream_table("aaa", &aaa.url),
+        upstream_table("git", &git.url)
+    );
+    let (config, addr) = write_config(dir.path(), policy, &tail);
+    let key = add_key(dir.path(), "x");
+    let gw = Gateway::start(dir.path(), &config, addr);
+    for s in ["aaa", "git"] {
+        gw.wait_event("upstream_started", |e| e["server"] == s);
+    }
+    let ev = gw.wait_event("tool_name_collision", |_| true);
+    assert_eq!(ev["name"], "git.echo");
+    let mut servers: Vec<&str> = ev["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s.as_str())
+        .collect();
+    servers.sort();
+    assert_eq!(servers, ["aaa", "git"]);
+    assert!(ev["error"].as_str().unwrap().contains("`aaa`"), "{ev}");
+
+    rt.block_on(async {
+        let client = gw.client(&key).await;
+        let mut names: Vec<String> = client
+            .peer()
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["log", "ok"]);
+        for name in ["git.echo", "echo", "aaa.git.echo"] {
+            let err = client
+                .peer()
+                .call_tool(CallToolRequestParams::new(name.to_string()))
+                .await
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("unknown tool"), "{name}: {err}");
+        }
+        let r = client
+            .peer()
+            .call_tool(
+                CallToolRequestParams::new("log").with_arguments(
+                    serde_json::json!({"text": "a"})
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                ),
+            )
+            .await
+            .unwrap();
+        assert_eq!(text(&r), "git answered log");
+        let _ = client.cancel().await;
+    });
+
+    let policy_path = dir.path().join("p.policy");
+    let (code, _, err) = run_cli(
+        &[
+            "check",
+            "--against",
+            config.to_str().unwrap(),
+            policy_path.to_str().unwrap(),
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("toolgate::drift_tool_name_collision"), "{err}");
+    drop(gw);
+    rt.block_on(async {
+        aaa.stop().await;
+        git.stop().await;
+    });
+}
+
+/// A stdio upstream that never answers `initialize`: the start times out with an
+/// `upstream_failed` event, and calls to its cataloged tools get an `isError` result naming
+/// it as unavailable (not "unknown tool").
+#[test]
+fn an_upstream_that_never_answers_initialize_times_out_and_its_tools_are_unavailable() {
+    let rt = runtime();
+    let dir = tempfile::tempdir().unwrap();
+    let policy = "server stuck { tool echo(text) }\nagent x { allow stuck.echo }\n";
+    let tail = "[limits]\nupstream_start_timeout_ms = 300\n[log]\ndecisions = \"off\"\n\
+                [upstream.stuck]\ncommand = [\"sleep\", \"1000\"]\n";
+    let (config, addr) = write_config(dir.path(), policy, tail);
+    let key = add_key(dir.path(), "x");
+    let gw = Gateway::start(dir.path(), &config, addr);
+    let failed = gw.wait_event("upstream_failed", |e| e["server"] == "stuck");
+    let error = failed["error"].as_str().unwrap();
+    assert!(
+        error.contains("initialize") && error.contains("300 ms"),
+        "{failed}"
+    );
+    rt.block_on(async {
+        let client = gw.client(&key).await;
+        for name in ["echo", "stuck.echo"] {
+            let r = client
+                .peer()
+                .call_tool(
+                    CallToolRequestParams::new(name).with_arguments(
+                        serde_json::json!({"text": "a"})
+                            .as_object()
+                            .unwrap()
+                            .clone(),
+                    ),
+                )
+                .await
+                .unwrap();
+            assert_eq!(r.is_error, Some(true), "{name}");
+            let t = text(&r);
+            assert!(t.contains("`stuck`") && t.contains("unavailable"), "{t}");
+        }
+        let err = client
+            .peer()
+            .call_tool(CallToolRequestParams::new("nope"))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown tool"), "{err}");
+        let _ = client.cancel().await;
+    });
+}
