@@ -149,7 +149,11 @@ pub async fn start(shared: Arc<Shared>, mode: Mode) -> Result<Running, String> {
         authed = authed.merge(
             Router::new()
                 .nest_service("/mcp", service)
-                .layer(from_fn_with_state(tracked.clone(), crate::sessions::track)),
+                .layer(from_fn_with_state(tracked.clone(), crate::sessions::track))
+                .layer(from_fn_with_state(
+                    config.limits.max_body_bytes,
+                    crate::framing::check,
+                )),
         );
         sessions = Some(tracked);
     }

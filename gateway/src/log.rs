@@ -1,9 +1,11 @@
 //! The decision log (one JSON line per `tools/call`) and the operational event log (one JSON
 //! line per reload, upstream start or failure, on standard error).
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -123,6 +125,64 @@ impl DecisionLog {
     }
 }
 
+/// Most lines of one rate-limited event kind written per [`LIMITED_WINDOW`].
+pub const LIMITED_PER_WINDOW: u32 = 20;
+/// The window of [`limited_event`]'s limit.
+pub const LIMITED_WINDOW: Duration = Duration::from_secs(60);
+
+#[derive(Default)]
+struct Window {
+    start: Option<Instant>,
+    sent: u32,
+    suppressed: u64,
+}
+
+/// Writes an event that a caller can cause at will (a refused key, a probe of a hidden tool
+/// name), at most [`LIMITED_PER_WINDOW`] lines of each kind per [`LIMITED_WINDOW`]; the first
+/// line after a gap says how many were left out (`suppressed`). Returns whether it was written.
+pub fn limited_event(kind: &'static str, mut fields: Value) -> bool {
+    static WINDOWS: OnceLock<Mutex<HashMap<&'static str, Window>>> = OnceLock::new();
+    let suppressed = {
+        let mut map = WINDOWS
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let w = map.entry(kind).or_default();
+        let now = Instant::now();
+        if w.start
+            .is_none_or(|s| now.duration_since(s) >= LIMITED_WINDOW)
+        {
+            w.start = Some(now);
+            w.sent = 0;
+        }
+        if w.sent >= LIMITED_PER_WINDOW {
+            w.suppressed += 1;
+            return false;
+        }
+        w.sent += 1;
+        std::mem::take(&mut w.suppressed)
+    };
+    if suppressed > 0 {
+        if let Value::Object(o) = &mut fields {
+            o.insert("suppressed".into(), Value::from(suppressed));
+        }
+    }
+    event(kind, fields);
+    true
+}
+
+/// A name as it may be echoed to a caller or logged: at most [`SHOWN_NAME_CHARS`] characters,
+/// longer ones cut with `…` and their length in bytes.
+pub fn shown_name(name: &str) -> String {
+    match name.char_indices().nth(SHOWN_NAME_CHARS) {
+        None => name.to_string(),
+        Some((end, _)) => format!("{}… ({} bytes)", &name[..end], name.len()),
+    }
+}
+
+/// How many characters of a caller's name [`shown_name`] keeps.
+pub const SHOWN_NAME_CHARS: usize = 64;
+
 /// Writes an operational event as one JSON line on standard error.
 pub fn event(kind: &str, fields: Value) {
     let mut obj = serde_json::Map::new();
@@ -154,5 +214,18 @@ mod tests {
             on.loggable_args(small.as_object().unwrap()),
             Some(small.clone())
         );
+    }
+
+    #[test]
+    fn long_names_are_cut_and_limited_events_stop_at_the_limit() {
+        assert_eq!(shown_name("git_log"), "git_log");
+        let long = "é".repeat(450_000);
+        let shown = shown_name(&long);
+        assert!(shown.starts_with(&"é".repeat(SHOWN_NAME_CHARS)), "{shown}");
+        assert!(shown.ends_with("… (900000 bytes)"), "{shown}");
+        let written = (0..LIMITED_PER_WINDOW + 5)
+            .filter(|_| limited_event("test_event", json!({})))
+            .count();
+        assert_eq!(written, LIMITED_PER_WINDOW as usize);
     }
 }

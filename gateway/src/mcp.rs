@@ -234,8 +234,14 @@ impl Gateway {
     ) -> Result<CallToolResult, McpError> {
         let time = crate::time::now_rfc3339();
         let engine = self.shared.engine();
-        let unknown =
-            || McpError::invalid_params(format!("unknown tool: `{}`", request.name), None);
+        let unknown = || {
+            let shown = crate::log::shown_name(&request.name);
+            crate::log::limited_event(
+                "unknown_tool",
+                serde_json::json!({"agent": caller.agent, "key_id": caller.key_id, "tool": shown}),
+            );
+            McpError::invalid_params(format!("unknown tool: `{shown}`"), None)
+        };
         let view = self.view(&engine, &caller.agent).ok_or_else(unknown)?;
         let route = match view.route(&request.name) {
             Some(r) => r.clone(),

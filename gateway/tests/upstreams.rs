@@ -166,3 +166,48 @@ fn an_upstream_that_never_answers_initialize_times_out_and_its_tools_are_unavail
         let _ = client.cancel().await;
     });
 }
+
+/// An HTTP upstream that goes away: the agent reads a plain message naming the server (no
+/// type names of the MCP library), and the gateway logs `upstream_stopped`.
+#[test]
+fn an_http_upstream_that_goes_down_is_reported_plainly_and_logged_stopped() {
+    let rt = runtime();
+    let dir = tempfile::tempdir().unwrap();
+    let tiny = rt.block_on(HttpServer::start("tiny", vec![text_tool("echo")]));
+    let policy = "server tiny { tool echo(text) }\nagent x { allow tiny.echo }\n";
+    let tail = format!(
+        "[limits]\ncall_timeout_ms = 20000\n[log]\ndecisions = \"off\"\n{}",
+        upstream_table("tiny", &tiny.url)
+    );
+    let (config, addr) = write_config(dir.path(), policy, &tail);
+    let key = add_key(dir.path(), "x");
+    let gw = Gateway::start(dir.path(), &config, addr);
+    gw.wait_event("upstream_started", |e| e["server"] == "tiny");
+    let args = serde_json::json!({"text": "a"})
+        .as_object()
+        .unwrap()
+        .clone();
+    rt.block_on(async {
+        let client = gw.client(&key).await;
+        let call = || {
+            client
+                .peer()
+                .call_tool(CallToolRequestParams::new("echo").with_arguments(args.clone()))
+        };
+        assert_eq!(text(&call().await.unwrap()), "tiny answered echo");
+        tiny.stop().await;
+        let r = call().await.unwrap();
+        assert_eq!(r.is_error, Some(true));
+        let t = text(&r);
+        assert!(t.contains("`tiny`"), "{t}");
+        for leak in ["rmcp", "Transport", "StreamableHttp", "Error {", "Client("] {
+            assert!(!t.contains(leak), "{t}");
+        }
+        let _ = client.cancel().await;
+    });
+    let stopped = gw.wait_event("upstream_stopped", |e| e["server"] == "tiny");
+    assert!(
+        !stopped["reason"].as_str().unwrap().contains("::"),
+        "{stopped}"
+    );
+}
