@@ -53,6 +53,7 @@ struct RawLimits {
 struct RawLog {
     decisions: Option<String>,
     args_cap_bytes: Option<usize>,
+    on_failure: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -176,6 +177,9 @@ pub struct Config {
     pub decisions: LogTarget,
     /// Cap on the logged size of a call's arguments (with `--log-args`).
     pub args_cap_bytes: usize,
+    /// Whether an allowed call whose decision line cannot be written is refused
+    /// (`[log] on_failure = "deny"`) rather than served (`"serve"`, the default).
+    pub deny_unlogged: bool,
     /// The upstreams, by catalog server name.
     pub upstreams: BTreeMap<String, UpstreamSpec>,
 }
@@ -308,6 +312,15 @@ impl Config {
             Some("off") => LogTarget::Off,
             Some(file) => LogTarget::File(resolve(Path::new(file))),
         };
+        let deny_unlogged = match raw.log.on_failure.as_deref() {
+            None | Some("serve") => false,
+            Some("deny") => true,
+            Some(other) => {
+                return Err(ConfigError(format!(
+                    "`{shown}`: `[log] on_failure` must be `serve` or `deny`, not `{other}`"
+                )))
+            }
+        };
         let mut upstreams = BTreeMap::new();
         for (name, up) in raw.upstream {
             let spec = match (up.command, up.url) {
@@ -369,6 +382,7 @@ impl Config {
             limits,
             decisions,
             args_cap_bytes: raw.log.args_cap_bytes.unwrap_or(4096),
+            deny_unlogged,
             upstreams,
         })
     }
@@ -436,6 +450,10 @@ token_env = "SEARCH_TOKEN"
         assert_eq!(s.limits.session_idle_timeout, Duration::from_millis(2500));
         assert_eq!(s.limits.max_sessions_per_key, 3);
         assert_eq!(c.limits.upstream_start_timeout, Duration::from_secs(30));
+        assert!(!c.deny_unlogged);
+        let d = parse("policy = \"p\"\nkeys = \"k\"\n[log]\non_failure = \"deny\"\n").unwrap();
+        assert!(d.deny_unlogged);
+        assert!(parse("policy = \"p\"\nkeys = \"k\"\n[log]\non_failure = \"drop\"\n").is_err());
         let t = parse("policy = \"p\"\nkeys = \"k\"\n[limits]\nupstream_start_timeout_ms = 250\n")
             .unwrap();
         assert_eq!(t.limits.upstream_start_timeout, Duration::from_millis(250));

@@ -247,7 +247,8 @@ async fn report_collisions(
 }
 
 /// Reloads on SIGHUP and when the policy or key files change; each reload runs on a blocking
-/// thread, off the request path.
+/// thread, off the request path. SIGHUP also reopens a decision log file, and every tick
+/// reopens one that was rotated away or deleted.
 async fn watch(shared: Arc<Shared>, stop: CancellationToken) {
     let paths = vec![shared.config.policy.clone(), shared.config.keys.clone()];
     let mut last = fingerprint(&paths);
@@ -270,6 +271,11 @@ async fn watch(shared: Arc<Shared>, stop: CancellationToken) {
             _ = signalled => "sighup",
             _ = tokio::time::sleep(WATCH_INTERVAL) => "file_change",
         };
+        if why == "sighup" {
+            shared.decisions.reopen("sighup");
+        } else {
+            shared.decisions.check_rotation();
+        }
         let now = fingerprint(&paths);
         if why == "file_change" && now == last {
             continue;

@@ -262,6 +262,35 @@ impl Gateway {
         let logged_args = log.loggable_args(&args);
         let mut upstream_us = None;
         let mut gateway_error: Option<&'static str> = None;
+        let rule = decision.rule.as_ref().map(|r| r.to_string());
+        let line = |upstream_us, is_error, gateway_error, args| DecisionLine {
+            time: &time,
+            agent: &caller.agent,
+            key_id: &caller.key_id,
+            server: &route.server,
+            tool: &route.tool,
+            decision: if decision.is_allowed() {
+                "allow"
+            } else {
+                "deny"
+            },
+            reason: decision.reason.as_str(),
+            rule: rule.clone(),
+            policy_hash: &decision.policy_hash,
+            decision_us,
+            upstream_us,
+            is_error,
+            gateway_error,
+            args,
+        };
+        // With `on_failure = "deny"` an allowed call's line is written before the call is
+        // forwarded, and the call is refused if it cannot be.
+        let logged_first = log.deny_on_failure && decision.is_allowed();
+        if logged_first && !log.write(&line(None, false, None, logged_args.clone())) {
+            return Ok(text_error(
+                "the call was refused: the gateway cannot write its decision log".to_string(),
+            ));
+        }
         let result = if !decision.is_allowed() {
             text_error(decision.message.to_string())
         } else if let Some(up) = self.upstream(&route.server) {
@@ -297,27 +326,14 @@ impl Gateway {
             gateway_error = Some(CallFailure::Unavailable.label());
             text_error(CallFailure::Unavailable.message(&route.server))
         };
-        let rule = decision.rule.as_ref().map(|r| r.to_string());
-        log.write(&DecisionLine {
-            time: &time,
-            agent: &caller.agent,
-            key_id: &caller.key_id,
-            server: &route.server,
-            tool: &route.tool,
-            decision: if decision.is_allowed() {
-                "allow"
-            } else {
-                "deny"
-            },
-            reason: decision.reason.as_str(),
-            rule,
-            policy_hash: &decision.policy_hash,
-            decision_us,
-            upstream_us,
-            is_error: result.is_error == Some(true),
-            gateway_error,
-            args: logged_args,
-        });
+        if !logged_first {
+            log.write(&line(
+                upstream_us,
+                result.is_error == Some(true),
+                gateway_error,
+                logged_args,
+            ));
+        }
         Ok(result)
     }
 

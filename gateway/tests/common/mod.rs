@@ -7,6 +7,7 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -48,6 +49,7 @@ pub fn text_tool(name: &str) -> Tool {
 struct Handler {
     name: String,
     tools: Arc<Vec<Tool>>,
+    calls: Arc<AtomicUsize>,
 }
 
 impl ServerHandler for Handler {
@@ -68,6 +70,7 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
         let text = format!("{} answered {}", self.name, request.name);
         Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
     }
@@ -77,6 +80,7 @@ impl ServerHandler for Handler {
 pub struct HttpServer {
     /// Its endpoint, `http://127.0.0.1:PORT/mcp`.
     pub url: String,
+    calls: Arc<AtomicUsize>,
     stop: CancellationToken,
     task: tokio::task::JoinHandle<()>,
 }
@@ -84,9 +88,11 @@ pub struct HttpServer {
 impl HttpServer {
     /// Starts one on the current runtime.
     pub async fn start(name: &str, tools: Vec<Tool>) -> HttpServer {
+        let calls = Arc::new(AtomicUsize::new(0));
         let handler = Handler {
             name: name.to_string(),
             tools: Arc::new(tools),
+            calls: calls.clone(),
         };
         let stop = CancellationToken::new();
         let config = StreamableHttpServerConfig::default()
@@ -108,9 +114,15 @@ impl HttpServer {
         });
         HttpServer {
             url: format!("http://{addr}/mcp"),
+            calls,
             stop,
             task,
         }
+    }
+
+    /// How many `tools/call` it has answered.
+    pub fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
     }
 
     /// Stops it and waits until its listener is closed.
