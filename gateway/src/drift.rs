@@ -22,7 +22,9 @@ use toolgate::{Diagnostic, Diagnostics};
 
 use toolgate::resolve::{ArgType, BaseType};
 
-use crate::catalog::{declared_args, list_once, schema_args};
+use crate::catalog::{
+    list_once, listed_twice, policy_name, schema_args, toml_key, tool_declaration,
+};
 use crate::config::Config;
 
 /// The closest candidate to `name`, the way `toolgate check` suggests names.
@@ -117,7 +119,8 @@ pub fn diagnose(
                         server.span,
                         format!(
                             "server `{}` has no `[upstream.{}]` in the gateway config",
-                            server.name, server.name
+                            server.name,
+                            toml_key(&server.name)
                         ),
                     )
                     .with_label("no upstream serves this"),
@@ -150,7 +153,7 @@ pub fn diagnose(
                             def.span,
                             format!("`{}.{}` requires argument `{arg}` upstream, which the catalog does not declare", server.name, def.name),
                         )
-                        .with_label(format!("add `{arg}` here")),
+                        .with_label(format!("add `{}` here", policy_name(arg))),
                         did_you_mean(arg, params.iter().map(|p| p.name.as_str())),
                     ));
                 }
@@ -166,7 +169,7 @@ pub fn diagnose(
                                 format!("`{}.{}` declares `{}: {}`, but the upstream's inputSchema types it `{ty}`", server.name, def.name, p.name, p.ty),
                             )
                             .with_label("disagrees with the upstream schema")
-                            .with_help(format!("the upstream type is `{ty}`: write `{}{}: {ty}`", p.name, if p.optional { "?" } else { "" })),
+                            .with_help(format!("the upstream type is `{ty}`: write `{}{}: {ty}`", policy_name(&p.name), if p.optional { "?" } else { "" })),
                         );
                     }
                 }
@@ -186,15 +189,31 @@ pub fn diagnose(
                             def.span,
                             format!("`{}.{}` declares `{}` required, but the upstream makes it optional", server.name, def.name, p.name),
                         )
-                        .with_help(format!("write `{}?`", p.name)),
+                        .with_help(format!("write `{}?`", policy_name(&p.name))),
                     ),
                     _ => {}
                 }
             }
         }
+        for name in listed_twice(tools) {
+            out.push(
+                Diagnostic::warning(
+                    "toolgate::drift_tool_listed_twice",
+                    server.span,
+                    format!(
+                        "upstream `{}` lists tool `{}` more than once; the gateway uses its first listing",
+                        server.name,
+                        crate::log::shown_name(name)
+                    ),
+                )
+                .with_label("an upstream list with a repeated tool"),
+            );
+        }
+        let mut reported = std::collections::HashSet::new();
         for t in tools {
-            if declared.iter().all(|d| d.name != t.name) {
-                let args = declared_args(t);
+            let name: &str = t.name.as_ref();
+            if declared.iter().all(|d| d.name != t.name) && reported.insert(name) {
+                let declaration = tool_declaration(t);
                 let d = Diagnostic::warning(
                     "toolgate::drift_tool_not_in_catalog",
                     server.span,
@@ -204,13 +223,9 @@ pub fn diagnose(
                 let suggestion = did_you_mean(&t.name, declared.iter().map(|d| d.name.as_str()));
                 out.push(match suggestion {
                     Some(s) => d.with_help(format!(
-                        "did you mean `{s}`? otherwise declare `tool {}({})`",
-                        t.name, args
+                        "did you mean `{s}`? otherwise declare `{declaration}`"
                     )),
-                    None => d.with_help(format!(
-                        "declare `tool {}({})` to make it callable",
-                        t.name, args
-                    )),
+                    None => d.with_help(format!("declare `{declaration}` to make it callable")),
                 });
             }
         }
@@ -432,5 +447,37 @@ mod tests {
             hits[0].message
         );
         assert_eq!(found.iter().count(), 1);
+    }
+
+    #[test]
+    fn drift_help_declares_tools_in_text_that_parses() {
+        let mut m = toolgate::source::SourceMap::new();
+        m.add(
+            "p.policy",
+            "server \"my.server\" { tool \"git.status\"(\"has space\") }\n",
+        );
+        let (policy, diags) = toolgate::load::policy_from_sources(m);
+        assert!(diags.is_empty());
+        let mut ups = BTreeMap::new();
+        ups.insert(
+            "my.server".to_string(),
+            Some(vec![
+                tool("git.status", &["has space", "a.b"], &["has space", "a.b"]),
+                tool("1st tool", &["x.y"], &[]),
+            ]),
+        );
+        let found = diagnose(&policy, &ups);
+        let helps: Vec<String> = found.iter().filter_map(|d| d.help.clone()).collect();
+        let declared: Vec<&String> = helps.iter().filter(|h| h.contains("declare")).collect();
+        assert_eq!(declared.len(), 1, "{helps:?}");
+        let decl = declared[0].split('`').nth(1).unwrap();
+        assert_eq!(decl, "tool \"1st tool\"(\"x.y\"?: string)");
+        let text = format!("server \"my.server\" {{ {decl} }}\n");
+        assert!(
+            toolgate::load::engine_from_str("d.policy", &text).is_ok(),
+            "{text}"
+        );
+        let labels: Vec<&str> = found.iter().map(|d| d.label.as_str()).collect();
+        assert!(labels.contains(&"add `\"a.b\"` here"), "{labels:?}");
     }
 }

@@ -211,3 +211,116 @@ fn an_http_upstream_that_goes_down_is_reported_plainly_and_logged_stopped() {
         "{stopped}"
     );
 }
+
+/// `catalog --from` on a server whose tool, argument and server names need quotes prints a
+/// catalog that `check --against` accepts against that same server; a tool listed twice is
+/// reported and printed once.
+#[test]
+fn a_printed_catalog_with_quoted_names_passes_check_against_its_own_server() {
+    let rt = runtime();
+    let dir = tempfile::tempdir().unwrap();
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "zeta": {"type": "string"},
+            "has space": {"type": "string"},
+            "a.b": {"type": "integer"},
+            "repo_path": {"type": "string"}
+        },
+        "required": ["has space", "repo_path"]
+    });
+    let odd = rt.block_on(HttpServer::start(
+        "odd",
+        vec![
+            common::tool("git.status", schema),
+            text_tool("héllo_wörld"),
+            text_tool("has space"),
+            text_tool("1st-tool"),
+            text_tool("plain"),
+        ],
+    ));
+    let tail = format!("[upstream.\"my.server\"]\nurl = \"{}\"\n", odd.url);
+    let (config, _) = write_config(dir.path(), "", &tail);
+    let config = config.to_str().unwrap().to_string();
+    let (code, catalog, err) = run_cli(&["catalog", "--from", &config], Duration::from_secs(60));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(catalog.contains("server \"my.server\" {"), "{catalog}");
+    assert!(
+        catalog.contains(
+            "tool \"git.status\"(\"has space\": string, repo_path: string, \"a.b\"?: integer, zeta?: string)"
+        ),
+        "{catalog}"
+    );
+    let policy = dir.path().join("catalog.policy");
+    std::fs::write(
+        &policy,
+        format!("{catalog}agent a {{ allow \"my.server\".* }}\n"),
+    )
+    .unwrap();
+    let (code, _, err) = run_cli(
+        &["check", "--against", &config, policy.to_str().unwrap()],
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("0 errors, 0 warnings"), "{err}");
+
+    // A tool listed twice by one upstream: reported, declared once.
+    let dup = rt.block_on(HttpServer::start(
+        "dup",
+        vec![text_tool("echo"), text_tool("echo"), text_tool("other")],
+    ));
+    let tail = format!("[upstream.dup]\nurl = \"{}\"\n", dup.url);
+    let (config, _) = write_config(dir.path(), "server dup { tool other(text) }\n", &tail);
+    let config = config.to_str().unwrap().to_string();
+    let (code, catalog, err) = run_cli(&["catalog", "--from", &config], Duration::from_secs(60));
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(catalog.matches("tool echo(").count(), 1, "{catalog}");
+    assert!(err.contains("`echo` more than once"), "{err}");
+    let policy = dir.path().join("p.policy");
+    let (code, _, err) = run_cli(
+        &["check", "--against", &config, policy.to_str().unwrap()],
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(
+        err.matches("toolgate::drift_tool_listed_twice").count(),
+        1,
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("toolgate::drift_tool_not_in_catalog").count(),
+        1,
+        "{err}"
+    );
+    rt.block_on(async {
+        odd.stop().await;
+        dup.stop().await;
+    });
+}
+
+/// An upstream that never answers makes `catalog --from` and `check --against` fail in
+/// bounded time, naming it, with exit code 1.
+#[test]
+fn catalog_and_check_time_out_on_an_upstream_that_never_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let tail = "[limits]\nupstream_start_timeout_ms = 500\n[upstream.stuck]\ncommand = [\"sleep\", \"1000\"]\n";
+    let (config, _) = write_config(dir.path(), "server stuck { tool echo(text) }\n", tail);
+    let config = config.to_str().unwrap().to_string();
+    let policy = dir.path().join("p.policy");
+    for args in [
+        vec!["catalog", "--from", config.as_str()],
+        vec![
+            "check",
+            "--against",
+            config.as_str(),
+            policy.to_str().unwrap(),
+        ],
+    ] {
+        let (code, _, err) = run_cli(&args, Duration::from_secs(30));
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("upstream `stuck`") && err.contains("initialize"),
+            "{args:?}: {err}"
+        );
+    }
+}
