@@ -1,6 +1,7 @@
 //! Bearer-key authentication in front of every authenticated route: the key alone names the
 //! agent; anything else is HTTP 401 with `WWW-Authenticate: Bearer` and a body that says nothing
-//! about which agents or keys exist. Key checks that need argon2 are bounded by
+//! about which agents or keys exist. Each refusal is logged as an `unauthorized` event (why,
+//! the key id when the key is well formed, the peer address; rate-limited, never the key). Key checks that need argon2 are bounded by
 //! [`crate::keycheck`]; over those bounds the answer is HTTP 429 with `Retry-After`.
 
 use std::net::SocketAddr;
@@ -12,6 +13,7 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http::{header, HeaderValue, StatusCode};
+use serde_json::json;
 
 use crate::keycheck::TooMany;
 use crate::keys::key_id;
@@ -60,6 +62,21 @@ pub fn bearer(req: &Request<Body>) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
+/// The 401 answer, logged as a rate-limited `unauthorized` event: why, the public key id when
+/// the key is well formed, the peer address and the path (never the key).
+fn refused(
+    why: &str,
+    key_id: Option<&str>,
+    peer: Option<std::net::IpAddr>,
+    req: &Request,
+) -> Response {
+    crate::log::limited_event(
+        "unauthorized",
+        json!({"why": why, "key_id": key_id, "peer": peer.map(|p| p.to_string()), "path": req.uri().path()}),
+    );
+    unauthorized()
+}
+
 /// The middleware: resolves the caller and stores it in the request's extensions.
 ///
 /// A key verified before is found in the cache without waiting for anything. Any other
@@ -70,19 +87,22 @@ pub async fn require_key(
     mut req: Request,
     next: Next,
 ) -> Response {
+    let peer = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip());
     let Some(presented) = bearer(&req).map(str::to_owned) else {
-        return unauthorized();
+        return refused("no bearer key", None, peer, &req);
     };
+    // The public id of a key that needs a check, for the log if it is refused.
+    let mut checked_id = None;
     let caller = match shared.cached_caller(&presented) {
         Some(c) => Some(c),
         None => {
             let Some(id) = key_id(&presented) else {
-                return unauthorized();
+                return refused("malformed key", None, peer, &req);
             };
-            let peer = req
-                .extensions()
-                .get::<ConnectInfo<SocketAddr>>()
-                .map(|c| c.0.ip());
+            checked_id = Some(id.to_string());
             let mut ticket = match shared.key_checks.begin(id, peer).await {
                 Ok(t) => t,
                 Err(TooMany(retry)) => return too_many(retry),
@@ -108,6 +128,11 @@ pub async fn require_key(
             req.extensions_mut().insert(caller);
             next.run(req).await
         }
-        None => unauthorized(),
+        None => refused(
+            "unknown, revoked or wrong key",
+            checked_id.as_deref(),
+            peer,
+            &req,
+        ),
     }
 }

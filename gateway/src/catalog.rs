@@ -5,8 +5,12 @@
 //! ([`schema_type`]: `repo_path: string`, `files: array<string>`); a property whose type has
 //! no catalog equivalent (a union, `null`, no `type` at all) is printed untyped, which the
 //! language reads as `any`. An argument the schema does not require is printed `name?`.
+//! Required arguments come first. Names the language does not accept bare (`git.status`,
+//! `has space`, `héllo`, `1st-tool`) are printed quoted ([`policy_name`]), the server name too;
+//! a tool the upstream lists twice is printed once, with a comment saying so.
 
 use std::path::Path;
+use std::time::Duration;
 
 use rmcp::model::Tool;
 use serde_json::Value;
@@ -34,9 +38,10 @@ impl SchemaArg {
     /// The argument as a catalog declares it: `name`, `name?`, `name: type`, `name?: type`.
     pub fn declaration(&self) -> String {
         let mark = if self.required { "" } else { "?" };
+        let name = policy_name(&self.name);
         match self.ty {
-            Some(t) => format!("{}{mark}: {t}", self.name),
-            None => format!("{}{mark}", self.name),
+            Some(t) => format!("{name}{mark}: {t}"),
+            None => format!("{name}{mark}"),
         }
     }
 }
@@ -81,7 +86,8 @@ pub fn schema_type(property: &Value) -> Option<ArgType> {
 }
 
 /// A tool's arguments from its input schema, required ones first, each group in the order
-/// the schema object yields them.
+/// the schema object yields them (by name: the MCP library reads the schema into a sorted map,
+/// so the order the server wrote is not available).
 pub fn schema_args(tool: &Tool) -> Vec<SchemaArg> {
     let required: Vec<&str> = tool
         .input_schema
@@ -108,17 +114,24 @@ pub fn schema_args(tool: &Tool) -> Vec<SchemaArg> {
     args
 }
 
-/// The argument list a catalog declares for `tool`, as `toolgate check` accepts it.
+/// The argument list a catalog declares for `tool`, as `toolgate check` accepts it (an
+/// argument with an empty name, which the language cannot declare, is left out).
 pub fn declared_args(tool: &Tool) -> String {
     schema_args(tool)
         .iter()
-        .filter(|a| is_ident(&a.name))
+        .filter(|a| !a.name.is_empty())
         .map(SchemaArg::declaration)
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-fn is_ident(s: &str) -> bool {
+/// The declaration of one tool, `tool NAME(ARGS)`, as `toolgate check` accepts it.
+pub fn tool_declaration(tool: &Tool) -> String {
+    format!("tool {}({})", policy_name(&tool.name), declared_args(tool))
+}
+
+/// True when the policy language accepts `s` as a bare name: `[A-Za-z_][A-Za-z0-9_-]*`.
+pub fn is_bare_name(s: &str) -> bool {
     let mut chars = s.chars();
     chars
         .next()
@@ -126,10 +139,70 @@ fn is_ident(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-/// The declaration of one server's tools.
-pub fn render_server(server: &str, tools: &[Tool]) -> String {
-    let mut out = format!("server {server} {{\n");
+/// A name as policy text: bare when the language accepts it so, otherwise a quoted string with
+/// JSON escapes (`git_log`, `"git.status"`, `"has space"`, `"1st-tool"`).
+///
+/// # Example
+///
+/// ```
+/// use toolgate_gateway::catalog::policy_name;
+/// assert_eq!(policy_name("git_log"), "git_log");
+/// assert_eq!(policy_name("git.status"), "\"git.status\"");
+/// assert_eq!(policy_name("a\"b"), "\"a\\\"b\"");
+/// ```
+pub fn policy_name(name: &str) -> String {
+    if is_bare_name(name) {
+        name.to_string()
+    } else {
+        json_string(name)
+    }
+}
+
+/// `s` as a double-quoted string with JSON escapes, DEL escaped too (TOML requires it).
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s)
+        .unwrap_or_default()
+        .replace('\u{7f}', "\\u007f")
+}
+
+/// A name as a TOML key: bare when TOML accepts it so (`[A-Za-z0-9_-]+`), otherwise quoted
+/// (`[upstream."my.server"]`).
+pub fn toml_key(name: &str) -> String {
+    if !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        name.to_string()
+    } else {
+        json_string(name)
+    }
+}
+
+/// The names of the tools a list holds more than once, each once, in list order.
+pub fn listed_twice(tools: &[Tool]) -> Vec<&str> {
+    let mut seen = std::collections::HashSet::new();
+    let mut twice = Vec::new();
     for t in tools {
+        let name: &str = t.name.as_ref();
+        if !seen.insert(name) && !twice.contains(&name) {
+            twice.push(name);
+        }
+    }
+    twice
+}
+
+/// The declaration of one server's tools. A tool listed twice is declared once (the first
+/// listing), with a comment saying so; a tool with an empty name is skipped with a comment.
+pub fn render_server(server: &str, tools: &[Tool]) -> String {
+    let mut out = format!("server {} {{\n", policy_name(server));
+    let twice = listed_twice(tools);
+    let mut printed = std::collections::HashSet::new();
+    for t in tools {
+        let name: &str = t.name.as_ref();
+        if !printed.insert(name) {
+            continue;
+        }
         if let Some(desc) = &t.description {
             for line in desc
                 .lines()
@@ -140,26 +213,29 @@ pub fn render_server(server: &str, tools: &[Tool]) -> String {
                 out.push_str(&format!("  # {line}\n"));
             }
         }
-        if !is_ident(&t.name) {
-            out.push_str(&format!(
-                "  # skipped `{}`: not a name the policy language accepts\n",
-                t.name
-            ));
+        if name.is_empty() {
+            out.push_str("  # skipped a tool with an empty name: the language cannot declare it\n");
             continue;
         }
-        out.push_str(&format!("  tool {}({})\n", t.name, declared_args(t)));
+        if twice.contains(&name) {
+            out.push_str(
+                "  # listed more than once by the upstream; declared once, from its first listing\n",
+            );
+        }
+        out.push_str(&format!("  {}\n", tool_declaration(t)));
     }
     out.push_str("}\n");
     out
 }
 
-/// Starts one upstream, lists its tools and stops it.
+/// Starts one upstream, lists its tools and stops it; `initialize` and `tools/list` may each
+/// take up to `timeout`.
 ///
 /// # Errors
 ///
-/// Why the upstream could not be started or listed.
-pub async fn list_once(spec: &UpstreamSpec) -> Result<Vec<Tool>, String> {
-    let (session, tools, _) = Upstream::connect(spec).await?;
+/// Why the upstream could not be started or listed in time.
+pub async fn list_once(spec: &UpstreamSpec, timeout: Duration) -> Result<Vec<Tool>, String> {
+    let (session, tools, _) = Upstream::connect(spec, timeout).await?;
     let _ = session.cancel().await;
     Ok(tools)
 }
@@ -176,8 +252,14 @@ pub async fn run(config_path: &Path) -> i32 {
     let mut code = 0;
     let mut first = true;
     for (name, spec) in &config.upstreams {
-        match list_once(spec).await {
+        match list_once(spec, config.limits.upstream_start_timeout).await {
             Ok(tools) => {
+                for t in listed_twice(&tools) {
+                    eprintln!(
+                        "warning: upstream `{name}` lists tool `{}` more than once; it is declared once",
+                        crate::log::shown_name(t)
+                    );
+                }
                 if !first {
                     println!();
                 }
@@ -258,16 +340,13 @@ mod tests {
         });
         let t = tool("t", "", schema);
         let args: Vec<String> = schema_args(&t).iter().map(SchemaArg::declaration).collect();
-        // Required first, then the rest, each group in the schema object's order.
-        let (required, optional) = args.split_at(3);
-        let mut required = required.to_vec();
-        required.sort();
-        assert_eq!(required, ["files: array<string>", "s: string", "union"]);
-        let mut optional = optional.to_vec();
-        optional.sort();
+        // Required first, then the rest, each group by name.
         assert_eq!(
-            optional,
+            args,
             [
+                "files: array<string>",
+                "s: string",
+                "union",
                 "b?: boolean",
                 "bag?: array<any>",
                 "grid?: array<array<integer>>",
@@ -318,5 +397,63 @@ mod tests {
             toolgate::load::engine_from_str("p.policy", &text).is_ok(),
             "{text}"
         );
+    }
+
+    #[test]
+    fn names_that_need_quotes_are_quoted_and_a_tool_listed_twice_is_printed_once() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "zeta": {"type": "string"},
+                "has space": {"type": "string"},
+                "a.b": {"type": "integer"},
+                "héllo": {},
+                "alpha": {"type": "boolean"}
+            },
+            "required": ["has space", "alpha"]
+        });
+        let tools = vec![
+            tool("git.status", "", schema.clone()),
+            tool("héllo_wörld", "", serde_json::json!({})),
+            tool("has space", "", serde_json::json!({})),
+            tool("1st-tool", "", serde_json::json!({})),
+            tool("quote\"d\u{7f}", "", serde_json::json!({})),
+            tool("git.status", "", schema),
+            tool("", "", serde_json::json!({})),
+        ];
+        let text = render_server("my.server", &tools);
+        assert!(text.starts_with("server \"my.server\" {"), "{text}");
+        assert!(
+            text.contains("tool \"git.status\"(alpha: boolean, \"has space\": string, \"a.b\"?: integer, \"héllo\"?, zeta?: string)"),
+            "{text}"
+        );
+        assert_eq!(text.matches("tool \"git.status\"").count(), 1, "{text}");
+        assert!(text.contains("listed more than once"), "{text}");
+        for name in ["\"héllo_wörld\"()", "\"has space\"()", "\"1st-tool\"()"] {
+            assert!(text.contains(name), "{name}: {text}");
+        }
+        let policy = format!(
+            "{text}agent a {{ allow \"my.server\".\"git.status\" where \"has space\" == \"x\" }}\n"
+        );
+        let engine = toolgate::load::engine_from_str("catalog.policy", &policy).unwrap();
+        let seen: Vec<String> = engine
+            .visible_tools("a")
+            .unwrap()
+            .iter()
+            .map(|t| t.tool.clone())
+            .collect();
+        assert_eq!(seen, ["git.status"]);
+        let call = |args: serde_json::Value| {
+            engine.decide(
+                &toolgate::Request::new("a", "git.status")
+                    .server("my.server")
+                    .args(args),
+            )
+        };
+        assert!(call(serde_json::json!({"has space": "x", "alpha": true})).is_allowed());
+        assert!(!call(serde_json::json!({"has space": "x"})).is_allowed());
+        assert_eq!(toml_key("my.server"), "\"my.server\"");
+        assert_eq!(toml_key("git-2_x"), "git-2_x");
+        assert_eq!(listed_twice(&tools), ["git.status"]);
     }
 }

@@ -201,7 +201,7 @@ pub async fn run_daemon(config: PathBuf, allow_remote: bool, log_args: bool, mod
         return fail(2, e);
     }
     let log = match DecisionLog::open(&config.decisions, log_args, config.args_cap_bytes) {
-        Ok(l) => l,
+        Ok(l) => l.deny_on_failure(config.deny_unlogged),
         Err(e) => return fail(2, e),
     };
     let shared = match Shared::load(config, log) {

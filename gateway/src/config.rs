@@ -45,6 +45,7 @@ struct RawLimits {
     max_sessions: Option<usize>,
     max_sessions_per_key: Option<usize>,
     session_idle_timeout_ms: Option<u64>,
+    upstream_start_timeout_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -52,6 +53,7 @@ struct RawLimits {
 struct RawLog {
     decisions: Option<String>,
     args_cap_bytes: Option<usize>,
+    on_failure: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -128,6 +130,9 @@ pub struct Limits {
     pub max_sessions_per_key: usize,
     /// How long a 2025-11-25 session may stay idle before it is closed.
     pub session_idle_timeout: Duration,
+    /// How long an upstream may take to answer `initialize` and then `tools/list` when it
+    /// starts (and for `catalog --from` and `check --against`).
+    pub upstream_start_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -142,6 +147,7 @@ impl Default for Limits {
             max_sessions: 512,
             max_sessions_per_key: 32,
             session_idle_timeout: Duration::from_secs(300),
+            upstream_start_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -171,6 +177,9 @@ pub struct Config {
     pub decisions: LogTarget,
     /// Cap on the logged size of a call's arguments (with `--log-args`).
     pub args_cap_bytes: usize,
+    /// Whether an allowed call whose decision line cannot be written is refused
+    /// (`[log] on_failure = "deny"`) rather than served (`"serve"`, the default).
+    pub deny_unlogged: bool,
     /// The upstreams, by catalog server name.
     pub upstreams: BTreeMap<String, UpstreamSpec>,
 }
@@ -272,6 +281,11 @@ impl Config {
                 .session_idle_timeout_ms
                 .map(Duration::from_millis)
                 .unwrap_or(defaults.session_idle_timeout),
+            upstream_start_timeout: raw
+                .limits
+                .upstream_start_timeout_ms
+                .map(Duration::from_millis)
+                .unwrap_or(defaults.upstream_start_timeout),
         };
         if limits.max_body_bytes == 0
             || limits.call_timeout.is_zero()
@@ -282,6 +296,7 @@ impl Config {
             || limits.max_sessions == 0
             || limits.max_sessions_per_key == 0
             || limits.session_idle_timeout.is_zero()
+            || limits.upstream_start_timeout.is_zero()
         {
             return Err(ConfigError(format!(
                 "`{shown}`: every value in `[limits]` must be greater than zero"
@@ -296,6 +311,15 @@ impl Config {
             None | Some("stdout") | Some("-") => LogTarget::Stdout,
             Some("off") => LogTarget::Off,
             Some(file) => LogTarget::File(resolve(Path::new(file))),
+        };
+        let deny_unlogged = match raw.log.on_failure.as_deref() {
+            None | Some("serve") => false,
+            Some("deny") => true,
+            Some(other) => {
+                return Err(ConfigError(format!(
+                    "`{shown}`: `[log] on_failure` must be `serve` or `deny`, not `{other}`"
+                )))
+            }
         };
         let mut upstreams = BTreeMap::new();
         for (name, up) in raw.upstream {
@@ -358,6 +382,7 @@ impl Config {
             limits,
             decisions,
             args_cap_bytes: raw.log.args_cap_bytes.unwrap_or(4096),
+            deny_unlogged,
             upstreams,
         })
     }
@@ -424,6 +449,14 @@ token_env = "SEARCH_TOKEN"
         let s = parse("policy = \"p\"\nkeys = \"k\"\n[limits]\nsession_idle_timeout_ms = 2500\nmax_sessions_per_key = 3\n").unwrap();
         assert_eq!(s.limits.session_idle_timeout, Duration::from_millis(2500));
         assert_eq!(s.limits.max_sessions_per_key, 3);
+        assert_eq!(c.limits.upstream_start_timeout, Duration::from_secs(30));
+        assert!(!c.deny_unlogged);
+        let d = parse("policy = \"p\"\nkeys = \"k\"\n[log]\non_failure = \"deny\"\n").unwrap();
+        assert!(d.deny_unlogged);
+        assert!(parse("policy = \"p\"\nkeys = \"k\"\n[log]\non_failure = \"drop\"\n").is_err());
+        let t = parse("policy = \"p\"\nkeys = \"k\"\n[limits]\nupstream_start_timeout_ms = 250\n")
+            .unwrap();
+        assert_eq!(t.limits.upstream_start_timeout, Duration::from_millis(250));
         let zero = parse("policy = \"p\"\nkeys = \"k\"\n[limits]\nfailed_key_checks_burst = 0\n");
         assert!(zero.unwrap_err().0.contains("greater than zero"));
         assert!(

@@ -113,11 +113,22 @@ pub async fn start(shared: Arc<Shared>, mode: Mode) -> Result<Running, String> {
         for (name, spec) in &config.upstreams {
             let up = Arc::new(Upstream::new(name.clone(), spec.clone()));
             let tools = catalog.get(name).cloned().unwrap_or_default();
-            tokio::spawn(up.clone().supervise(tools, stop.clone()));
+            tokio::spawn(up.clone().supervise(
+                tools,
+                config.limits.upstream_start_timeout,
+                stop.clone(),
+            ));
             upstreams.push(up);
         }
     }
     let upstreams = Arc::new(upstreams);
+    if mode == Mode::Gateway {
+        tokio::spawn(report_collisions(
+            upstreams.clone(),
+            catalog_by_server(&shared),
+            stop.clone(),
+        ));
+    }
 
     let mut authed: Router<Arc<Shared>> = crate::serve::routes();
     let mut sessions = None;
@@ -138,7 +149,11 @@ pub async fn start(shared: Arc<Shared>, mode: Mode) -> Result<Running, String> {
         authed = authed.merge(
             Router::new()
                 .nest_service("/mcp", service)
-                .layer(from_fn_with_state(tracked.clone(), crate::sessions::track)),
+                .layer(from_fn_with_state(tracked.clone(), crate::sessions::track))
+                .layer(from_fn_with_state(
+                    config.limits.max_body_bytes,
+                    crate::framing::check,
+                )),
         );
         sessions = Some(tracked);
     }
@@ -188,8 +203,52 @@ pub async fn start(shared: Arc<Shared>, mode: Mode) -> Result<Running, String> {
     })
 }
 
+/// Reports each tool name collision among the upstreams' cataloged tools once, as a
+/// `tool_name_collision` event naming both upstreams, whenever an upstream's tool list changes.
+async fn report_collisions(
+    upstreams: Arc<Vec<Arc<Upstream>>>,
+    catalog: HashMap<String, HashSet<String>>,
+    stop: CancellationToken,
+) {
+    let mut last: Vec<Arc<Vec<rmcp::model::Tool>>> = Vec::new();
+    let mut reported = HashSet::new();
+    loop {
+        let lists: Vec<_> = upstreams.iter().map(|u| u.last_tools()).collect();
+        let changed =
+            lists.len() != last.len() || lists.iter().zip(&last).any(|(a, b)| !Arc::ptr_eq(a, b));
+        if changed {
+            let routes = upstreams.iter().zip(&lists).flat_map(|(u, tools)| {
+                let declared = catalog.get(&u.name);
+                tools
+                    .iter()
+                    .filter(move |t| declared.is_some_and(|d| d.contains(t.name.as_ref())))
+                    .map(move |t| (u.name.as_str(), t.name.as_ref()))
+            });
+            for c in crate::naming::collisions(routes) {
+                if reported.insert(c.clone()) {
+                    event(
+                        "tool_name_collision",
+                        json!({
+                            "name": c.name,
+                            "servers": [c.first.server, c.second.server],
+                            "tools": [c.first.tool, c.second.tool],
+                            "error": c.message(),
+                        }),
+                    );
+                }
+            }
+            last = lists;
+        }
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tokio::time::sleep(WATCH_INTERVAL) => {}
+        }
+    }
+}
+
 /// Reloads on SIGHUP and when the policy or key files change; each reload runs on a blocking
-/// thread, off the request path.
+/// thread, off the request path. SIGHUP also reopens a decision log file, and every tick
+/// reopens one that was rotated away or deleted.
 async fn watch(shared: Arc<Shared>, stop: CancellationToken) {
     let paths = vec![shared.config.policy.clone(), shared.config.keys.clone()];
     let mut last = fingerprint(&paths);
@@ -212,6 +271,11 @@ async fn watch(shared: Arc<Shared>, stop: CancellationToken) {
             _ = signalled => "sighup",
             _ = tokio::time::sleep(WATCH_INTERVAL) => "file_change",
         };
+        if why == "sighup" {
+            shared.decisions.reopen("sighup");
+        } else {
+            shared.decisions.check_rotation();
+        }
         let now = fingerprint(&paths);
         if why == "file_change" && now == last {
             continue;

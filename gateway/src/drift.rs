@@ -9,7 +9,9 @@
 //! schema lacks), `toolgate::drift_argument_optionality` (warning: the catalog requires an
 //! argument the schema makes optional), `toolgate::drift_argument_type` (warning: the catalog
 //! declares a type the schema's type disagrees with, see [`types_agree`]),
-//! `toolgate::drift_server_without_upstream` (error).
+//! `toolgate::drift_server_without_upstream` (error), `toolgate::drift_tool_name_collision`
+//! (error: one name would reach two tools the upstreams offer, see [`crate::naming`]; the
+//! gateway withholds both).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,7 +22,9 @@ use toolgate::{Diagnostic, Diagnostics};
 
 use toolgate::resolve::{ArgType, BaseType};
 
-use crate::catalog::{declared_args, list_once, schema_args};
+use crate::catalog::{
+    list_once, listed_twice, policy_name, schema_args, toml_key, tool_declaration,
+};
 use crate::config::Config;
 
 /// The closest candidate to `name`, the way `toolgate check` suggests names.
@@ -76,6 +80,31 @@ pub fn diagnose(
     upstream_tools: &BTreeMap<String, Option<Vec<Tool>>>,
 ) -> Diagnostics {
     let mut out = Diagnostics::new();
+    // The declared tools the upstreams offer, which the gateway may show: one name must not
+    // reach two of them.
+    let mut offered = Vec::new();
+    for def in &policy.tools {
+        let Some(server) = def.server.and_then(|i| policy.servers.get(i)) else {
+            continue;
+        };
+        if let Some(Some(tools)) = upstream_tools.get(&server.name) {
+            if tools.iter().any(|t| t.name == def.name) {
+                offered.push((server.name.as_str(), def.name.as_str(), def.span));
+            }
+        }
+    }
+    for c in crate::naming::collisions(offered.iter().map(|(s, t, _)| (*s, *t))) {
+        let span = offered
+            .iter()
+            .find(|(s, t, _)| *s == c.second.server && *t == c.second.tool)
+            .map(|o| o.2);
+        if let Some(span) = span {
+            out.push(
+                Diagnostic::error("toolgate::drift_tool_name_collision", span, c.message())
+                    .with_label(format!("`{}` also names another upstream's tool", c.name)),
+            );
+        }
+    }
     for (si, server) in policy.servers.iter().enumerate() {
         let declared: Vec<&toolgate::resolve::ToolDef> = policy
             .tools
@@ -90,7 +119,8 @@ pub fn diagnose(
                         server.span,
                         format!(
                             "server `{}` has no `[upstream.{}]` in the gateway config",
-                            server.name, server.name
+                            server.name,
+                            toml_key(&server.name)
                         ),
                     )
                     .with_label("no upstream serves this"),
@@ -123,7 +153,7 @@ pub fn diagnose(
                             def.span,
                             format!("`{}.{}` requires argument `{arg}` upstream, which the catalog does not declare", server.name, def.name),
                         )
-                        .with_label(format!("add `{arg}` here")),
+                        .with_label(format!("add `{}` here", policy_name(arg))),
                         did_you_mean(arg, params.iter().map(|p| p.name.as_str())),
                     ));
                 }
@@ -139,7 +169,7 @@ pub fn diagnose(
                                 format!("`{}.{}` declares `{}: {}`, but the upstream's inputSchema types it `{ty}`", server.name, def.name, p.name, p.ty),
                             )
                             .with_label("disagrees with the upstream schema")
-                            .with_help(format!("the upstream type is `{ty}`: write `{}{}: {ty}`", p.name, if p.optional { "?" } else { "" })),
+                            .with_help(format!("the upstream type is `{ty}`: write `{}{}: {ty}`", policy_name(&p.name), if p.optional { "?" } else { "" })),
                         );
                     }
                 }
@@ -159,15 +189,31 @@ pub fn diagnose(
                             def.span,
                             format!("`{}.{}` declares `{}` required, but the upstream makes it optional", server.name, def.name, p.name),
                         )
-                        .with_help(format!("write `{}?`", p.name)),
+                        .with_help(format!("write `{}?`", policy_name(&p.name))),
                     ),
                     _ => {}
                 }
             }
         }
+        for name in listed_twice(tools) {
+            out.push(
+                Diagnostic::warning(
+                    "toolgate::drift_tool_listed_twice",
+                    server.span,
+                    format!(
+                        "upstream `{}` lists tool `{}` more than once; the gateway uses its first listing",
+                        server.name,
+                        crate::log::shown_name(name)
+                    ),
+                )
+                .with_label("an upstream list with a repeated tool"),
+            );
+        }
+        let mut reported = std::collections::HashSet::new();
         for t in tools {
-            if declared.iter().all(|d| d.name != t.name) {
-                let args = declared_args(t);
+            let name: &str = t.name.as_ref();
+            if declared.iter().all(|d| d.name != t.name) && reported.insert(name) {
+                let declaration = tool_declaration(t);
                 let d = Diagnostic::warning(
                     "toolgate::drift_tool_not_in_catalog",
                     server.span,
@@ -177,13 +223,9 @@ pub fn diagnose(
                 let suggestion = did_you_mean(&t.name, declared.iter().map(|d| d.name.as_str()));
                 out.push(match suggestion {
                     Some(s) => d.with_help(format!(
-                        "did you mean `{s}`? otherwise declare `tool {}({})`",
-                        t.name, args
+                        "did you mean `{s}`? otherwise declare `{declaration}`"
                     )),
-                    None => d.with_help(format!(
-                        "declare `tool {}({})` to make it callable",
-                        t.name, args
-                    )),
+                    None => d.with_help(format!("declare `{declaration}` to make it callable")),
                 });
             }
         }
@@ -220,7 +262,7 @@ pub async fn run(config_path: &Path, policy_paths: &[PathBuf]) -> i32 {
     let mut upstream_tools = BTreeMap::new();
     let mut failed = false;
     for (name, spec) in &config.upstreams {
-        match list_once(spec).await {
+        match list_once(spec, config.limits.upstream_start_timeout).await {
             Ok(tools) => {
                 upstream_tools.insert(name.clone(), Some(tools));
             }
@@ -372,5 +414,70 @@ mod tests {
         // The warning points at the written type.
         let text = found.render(&policy.sources, false, 100);
         assert!(text.contains("max_count?: string"), "{text}");
+    }
+
+    #[test]
+    fn a_name_that_reaches_two_offered_tools_is_an_error() {
+        let mut m = toolgate::source::SourceMap::new();
+        m.add(
+            "p.policy",
+            "server aaa { tool \"git.echo\"(text) }\nserver git { tool echo(text) }\n",
+        );
+        let (policy, diags) = toolgate::load::policy_from_sources(m);
+        assert!(diags.is_empty());
+        let mut ups = BTreeMap::new();
+        ups.insert(
+            "aaa".to_string(),
+            Some(vec![tool("git.echo", &["text"], &["text"])]),
+        );
+        ups.insert(
+            "git".to_string(),
+            Some(vec![tool("echo", &["text"], &["text"])]),
+        );
+        let found = diagnose(&policy, &ups);
+        let hits: Vec<&Diagnostic> = found
+            .iter()
+            .filter(|d| d.code == "toolgate::drift_tool_name_collision")
+            .collect();
+        assert_eq!(hits.len(), 1, "{:?}", found.iter().collect::<Vec<_>>());
+        assert_eq!(hits[0].severity, toolgate::Severity::Error);
+        assert!(
+            hits[0].message.contains("`aaa`") && hits[0].message.contains("`git`"),
+            "{}",
+            hits[0].message
+        );
+        assert_eq!(found.iter().count(), 1);
+    }
+
+    #[test]
+    fn drift_help_declares_tools_in_text_that_parses() {
+        let mut m = toolgate::source::SourceMap::new();
+        m.add(
+            "p.policy",
+            "server \"my.server\" { tool \"git.status\"(\"has space\") }\n",
+        );
+        let (policy, diags) = toolgate::load::policy_from_sources(m);
+        assert!(diags.is_empty());
+        let mut ups = BTreeMap::new();
+        ups.insert(
+            "my.server".to_string(),
+            Some(vec![
+                tool("git.status", &["has space", "a.b"], &["has space", "a.b"]),
+                tool("1st tool", &["x.y"], &[]),
+            ]),
+        );
+        let found = diagnose(&policy, &ups);
+        let helps: Vec<String> = found.iter().filter_map(|d| d.help.clone()).collect();
+        let declared: Vec<&String> = helps.iter().filter(|h| h.contains("declare")).collect();
+        assert_eq!(declared.len(), 1, "{helps:?}");
+        let decl = declared[0].split('`').nth(1).unwrap();
+        assert_eq!(decl, "tool \"1st tool\"(\"x.y\"?: string)");
+        let text = format!("server \"my.server\" {{ {decl} }}\n");
+        assert!(
+            toolgate::load::engine_from_str("d.policy", &text).is_ok(),
+            "{text}"
+        );
+        let labels: Vec<&str> = found.iter().map(|d| d.label.as_str()).collect();
+        assert!(labels.contains(&"add `\"a.b\"` here"), "{labels:?}");
     }
 }

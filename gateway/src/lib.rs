@@ -11,6 +11,7 @@ pub mod cli;
 pub mod config;
 pub mod daemon;
 pub mod drift;
+pub mod framing;
 pub mod keycheck;
 pub mod keys;
 pub mod log;

@@ -171,6 +171,53 @@ impl Gateway {
         Some(view)
     }
 
+    /// Where a name routes when it is not in the agent's view because its upstream has never
+    /// started (so never listed its tools): a tool of such an upstream that the agent may see,
+    /// called `server.tool`, or by its plain name when no other tool the agent may see has it.
+    /// The call is then decided as usual and, when allowed, answered "unavailable".
+    fn unstarted_route(
+        &self,
+        engine: &toolgate::Engine,
+        agent: &str,
+        name: &str,
+    ) -> Option<crate::naming::Route> {
+        let unstarted = |server: &str| {
+            self.upstream(server)
+                .is_some_and(|u| u.connection().is_none() && u.last_tools().is_empty())
+        };
+        if !self.upstreams.iter().any(|u| unstarted(&u.name)) {
+            return None;
+        }
+        let visible = engine.visible_tools(agent)?;
+        let mut found = None;
+        let mut plain = 0;
+        for v in &visible {
+            let Some(server) = v.server.as_deref() else {
+                continue;
+            };
+            if v.tool == name {
+                plain += 1;
+            }
+            let qualified = name
+                .strip_prefix(server)
+                .and_then(|rest| rest.strip_prefix('.'))
+                == Some(v.tool.as_str());
+            if (qualified || v.tool == name) && unstarted(server) {
+                if qualified {
+                    return Some(crate::naming::Route {
+                        server: server.to_string(),
+                        tool: v.tool.clone(),
+                    });
+                }
+                found = Some(crate::naming::Route {
+                    server: server.to_string(),
+                    tool: v.tool.clone(),
+                });
+            }
+        }
+        found.filter(|_| plain == 1)
+    }
+
     fn upstream(&self, name: &str) -> Option<&Arc<Upstream>> {
         self.upstreams.iter().find(|u| u.name == name)
     }
@@ -187,10 +234,21 @@ impl Gateway {
     ) -> Result<CallToolResult, McpError> {
         let time = crate::time::now_rfc3339();
         let engine = self.shared.engine();
-        let unknown =
-            || McpError::invalid_params(format!("unknown tool: `{}`", request.name), None);
+        let unknown = || {
+            let shown = crate::log::shown_name(&request.name);
+            crate::log::limited_event(
+                "unknown_tool",
+                serde_json::json!({"agent": caller.agent, "key_id": caller.key_id, "tool": shown}),
+            );
+            McpError::invalid_params(format!("unknown tool: `{shown}`"), None)
+        };
         let view = self.view(&engine, &caller.agent).ok_or_else(unknown)?;
-        let route = view.route(&request.name).ok_or_else(unknown)?.clone();
+        let route = match view.route(&request.name) {
+            Some(r) => r.clone(),
+            None => self
+                .unstarted_route(&engine, &caller.agent, &request.name)
+                .ok_or_else(unknown)?,
+        };
         // The arguments move into the engine's request and back out (no copy per call).
         let had_args = request.arguments.is_some();
         let mut decide = toolgate::Request::new(caller.agent.as_str(), route.tool.as_str())
@@ -204,6 +262,35 @@ impl Gateway {
         let logged_args = log.loggable_args(&args);
         let mut upstream_us = None;
         let mut gateway_error: Option<&'static str> = None;
+        let rule = decision.rule.as_ref().map(|r| r.to_string());
+        let line = |upstream_us, is_error, gateway_error, args| DecisionLine {
+            time: &time,
+            agent: &caller.agent,
+            key_id: &caller.key_id,
+            server: &route.server,
+            tool: &route.tool,
+            decision: if decision.is_allowed() {
+                "allow"
+            } else {
+                "deny"
+            },
+            reason: decision.reason.as_str(),
+            rule: rule.clone(),
+            policy_hash: &decision.policy_hash,
+            decision_us,
+            upstream_us,
+            is_error,
+            gateway_error,
+            args,
+        };
+        // With `on_failure = "deny"` an allowed call's line is written before the call is
+        // forwarded, and the call is refused if it cannot be.
+        let logged_first = log.deny_on_failure && decision.is_allowed();
+        if logged_first && !log.write(&line(None, false, None, logged_args.clone())) {
+            return Ok(text_error(
+                "the call was refused: the gateway cannot write its decision log".to_string(),
+            ));
+        }
         let result = if !decision.is_allowed() {
             text_error(decision.message.to_string())
         } else if let Some(up) = self.upstream(&route.server) {
@@ -239,27 +326,14 @@ impl Gateway {
             gateway_error = Some(CallFailure::Unavailable.label());
             text_error(CallFailure::Unavailable.message(&route.server))
         };
-        let rule = decision.rule.as_ref().map(|r| r.to_string());
-        log.write(&DecisionLine {
-            time: &time,
-            agent: &caller.agent,
-            key_id: &caller.key_id,
-            server: &route.server,
-            tool: &route.tool,
-            decision: if decision.is_allowed() {
-                "allow"
-            } else {
-                "deny"
-            },
-            reason: decision.reason.as_str(),
-            rule,
-            policy_hash: &decision.policy_hash,
-            decision_us,
-            upstream_us,
-            is_error: result.is_error == Some(true),
-            gateway_error,
-            args: logged_args,
-        });
+        if !logged_first {
+            log.write(&line(
+                upstream_us,
+                result.is_error == Some(true),
+                gateway_error,
+                logged_args,
+            ));
+        }
         Ok(result)
     }
 

@@ -59,10 +59,14 @@ pub fn decide_value(engine: &Engine, caller: &Caller, mut value: Value) -> Value
 async fn decide(
     State(shared): State<Arc<Shared>>,
     Extension(caller): Extension<Caller>,
-    body: String,
+    body: axum::body::Bytes,
 ) -> Response {
     let engine = shared.engine();
-    let answer = match toolgate::engine::json::parse_strict(&body) {
+    let Ok(body) = std::str::from_utf8(&body) else {
+        let d = engine.bad_request("bad request: the body is not UTF-8 text", None);
+        return Json(serde_json::to_value(&d).unwrap_or(Value::Null)).into_response();
+    };
+    let answer = match toolgate::engine::json::parse_strict(body) {
         Err(e) => {
             let d = engine.bad_request(format!("bad request: {e}"), None);
             serde_json::to_value(&d).unwrap_or(Value::Null)

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use arc_swap::{ArcSwap, ArcSwapOption};
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
-use rmcp::service::ClientInitializeError;
+use rmcp::service::{ClientInitializeError, QuitReason, ServiceError};
 use rmcp::service::{Peer, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransportConfig, StreamableHttpError,
@@ -39,6 +39,9 @@ pub struct Connection {
     pub tools: Vec<Tool>,
     /// The child's process id, for a stdio upstream.
     pub pid: Option<u32>,
+    /// Cancelled when a call finds the connection broken (an HTTP upstream that went away
+    /// ends no session by itself): the supervisor then reports it stopped and reconnects.
+    pub broken: CancellationToken,
 }
 
 /// One upstream and its current connection, if it is up.
@@ -76,7 +79,7 @@ impl CallFailure {
     pub fn message(&self, server: &str) -> String {
         match self {
             CallFailure::Unavailable => format!(
-                "server `{server}` is unavailable right now (it is being restarted); try again shortly"
+                "server `{server}` is unavailable right now (it is not running; the gateway keeps restarting it); try again shortly"
             ),
             CallFailure::Timeout(t) => format!(
                 "server `{server}` did not answer within {} ms",
@@ -155,6 +158,29 @@ fn initialize_error(e: &ClientInitializeError) -> String {
     error_chain(e)
 }
 
+/// A failed upstream request in plain words, without the MCP library's type names: the
+/// upstream's own error message, or what happened to the connection.
+pub fn plain_error(e: &ServiceError) -> String {
+    match e {
+        ServiceError::McpError(data) => data.message.to_string(),
+        ServiceError::TransportSend(_) | ServiceError::TransportClosed => {
+            "the connection to it was lost".to_string()
+        }
+        ServiceError::Timeout { .. } => "it did not answer in time".to_string(),
+        ServiceError::Cancelled { .. } => "the request was cancelled".to_string(),
+        _ => "its answer was not a valid result".to_string(),
+    }
+}
+
+/// Why a session ended, in plain words.
+fn quit_reason(reason: &Result<QuitReason, tokio::task::JoinError>) -> &'static str {
+    match reason {
+        Ok(QuitReason::Cancelled) => "cancelled",
+        Ok(QuitReason::Closed) => "the connection closed",
+        _ => "the session task failed",
+    }
+}
+
 /// An error with its causes, `outer: inner: innermost`.
 pub fn error_chain(e: &dyn std::error::Error) -> String {
     causes(e.to_string(), e.source())
@@ -199,11 +225,22 @@ impl Upstream {
     }
 
     /// Starts the upstream once and lists its tools (used by `check --against` and `catalog`).
+    /// `initialize` and `tools/list` may each take up to `timeout`; a child process that
+    /// takes longer is killed.
     ///
     /// # Errors
     ///
-    /// Why the upstream could not be started or listed.
-    pub async fn connect(spec: &UpstreamSpec) -> Result<(Session, Vec<Tool>, Option<u32>), String> {
+    /// Why the upstream could not be started or listed, or which answer did not come in time.
+    pub async fn connect(
+        spec: &UpstreamSpec,
+        timeout: Duration,
+    ) -> Result<(Session, Vec<Tool>, Option<u32>), String> {
+        let late = |what: &str| {
+            format!(
+                "did not answer `{what}` within {} ms ([limits] upstream_start_timeout_ms)",
+                timeout.as_millis()
+            )
+        };
         let (session, pid) = match spec {
             UpstreamSpec::Stdio { command, env } => {
                 let mut cmd = tokio::process::Command::new(&command[0]);
@@ -213,7 +250,10 @@ impl Upstream {
                     .spawn()
                     .map_err(|e| format!("cannot start `{}`: {e}", command[0]))?;
                 let pid = proc.id();
-                let session = ().serve(proc).await.map_err(|e| format!("initialize failed: {e}"))?;
+                let session = tokio::time::timeout(timeout, ().serve(proc))
+                    .await
+                    .map_err(|_| late("initialize"))?
+                    .map_err(|e| format!("initialize failed: {e}"))?;
                 (session, pid)
             }
             UpstreamSpec::Http {
@@ -230,31 +270,38 @@ impl Upstream {
                     config = config.auth_header(token);
                 }
                 let transport = StreamableHttpClientTransport::with_client(client, config);
-                let session = ()
-                    .serve(transport)
+                let session = tokio::time::timeout(timeout, ().serve(transport))
                     .await
+                    .map_err(|_| late("initialize"))?
                     .map_err(|e| format!("initialize failed: {}", initialize_error(&e)))?;
                 (session, None)
             }
         };
-        let tools = session
-            .peer()
-            .list_all_tools()
-            .await
-            .map_err(|e| format!("tools/list failed: {e}"))?;
+        let tools = match tokio::time::timeout(timeout, session.peer().list_all_tools()).await {
+            Ok(r) => r.map_err(|e| format!("tools/list failed: {}", plain_error(&e)))?,
+            Err(_) => {
+                let _ = session.cancel().await;
+                return Err(late("tools/list"));
+            }
+        };
         Ok((session, tools, pid))
     }
 
     /// Keeps the upstream running until `stop` is cancelled: connect, publish, wait for the
     /// session to end, clear, back off, again. `catalog` is the set of tool names the policy
     /// declares for this server; other upstream tools are reported once per start.
-    pub async fn supervise(self: Arc<Self>, catalog: HashSet<String>, stop: CancellationToken) {
+    pub async fn supervise(
+        self: Arc<Self>,
+        catalog: HashSet<String>,
+        start_timeout: Duration,
+        stop: CancellationToken,
+    ) {
         let mut backoff = MIN_BACKOFF;
         loop {
             let started = Instant::now();
             let outcome = tokio::select! {
                 _ = stop.cancelled() => return,
-                r = Upstream::connect(&self.spec) => r,
+                r = Upstream::connect(&self.spec, start_timeout) => r,
             };
             match outcome {
                 Ok((session, tools, pid)) => {
@@ -278,20 +325,26 @@ impl Upstream {
                         );
                     }
                     self.last_tools.store(Arc::new(tools.clone()));
+                    let broken = CancellationToken::new();
                     self.current.store(Some(Arc::new(Connection {
                         peer: session.peer().clone(),
                         tools,
                         pid,
+                        broken: broken.clone(),
                     })));
                     let ct = session.cancellation_token();
                     let reason = tokio::select! {
                         _ = stop.cancelled() => { ct.cancel(); self.current.store(None); return; }
-                        r = session.waiting() => r,
+                        _ = broken.cancelled() => {
+                            ct.cancel();
+                            "a call found the connection to it broken"
+                        }
+                        r = session.waiting() => quit_reason(&r),
                     };
                     self.current.store(None);
                     event(
                         "upstream_stopped",
-                        json!({"server": self.name, "pid": pid, "reason": format!("{reason:?}")}),
+                        json!({"server": self.name, "pid": pid, "reason": reason}),
                     );
                 }
                 Err(e) => {
@@ -327,10 +380,15 @@ impl Upstream {
         match tokio::time::timeout(timeout, conn.peer.call_tool(params)).await {
             Err(_) => Err(CallFailure::Timeout(timeout)),
             Ok(Err(e)) => {
-                if conn.peer.is_transport_closed() {
+                let lost = matches!(
+                    e,
+                    ServiceError::TransportSend(_) | ServiceError::TransportClosed
+                );
+                if lost || conn.peer.is_transport_closed() {
+                    conn.broken.cancel();
                     Err(CallFailure::Unavailable)
                 } else {
-                    Err(CallFailure::Failed(e.to_string()))
+                    Err(CallFailure::Failed(plain_error(&e)))
                 }
             }
             Ok(Ok(r)) => Ok(r),
