@@ -1068,3 +1068,76 @@ fn policies_without_a_catalog_are_compared_by_name_region() {
         assert_eq!(w["old"]["reason"], "permission_missing");
     }
 }
+
+#[test]
+fn a_pair_no_call_can_reach_is_decided_exactly() {
+    // `a` lacks the permission `t` needs in both policies, and `b` too before it is removed:
+    // no call reaches the shell conditions (which are only sampled), so nothing differs.
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.policy");
+    let new = dir.path().join("new.policy");
+    std::fs::write(
+        &old,
+        "tool t(cmd) needs proc:exec\nagent a {\n  allow t where cmd matches shell \"ls ...\"\n}\nagent b {\n  grant fs:read\n  allow t where cmd matches shell \"ls ...\"\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &new,
+        "tool t(cmd) needs proc:exec\nagent a {\n  allow t where cmd matches shell \"git ...\"\n}\n",
+    )
+    .unwrap();
+    for budget in [None, Some("1")] {
+        let mut cmd = toolgate();
+        cmd.args(["diff", "--fail-on", "widen"]);
+        if let Some(n) = budget {
+            cmd.args(["--max-candidates", n]);
+        }
+        let out = cmd.arg(&old).arg(&new).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        assert_eq!(text, "");
+    }
+    // Granted in the new policy, the same edit is a real difference again.
+    std::fs::write(
+        &new,
+        "tool t(cmd) needs proc:exec\nagent a {\n  grant proc:exec\n  allow t where cmd matches shell \"git ...\"\n}\n",
+    )
+    .unwrap();
+    let out = toolgate()
+        .args(["diff", "--fail-on", "widen"])
+        .arg(&old)
+        .arg(&new)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("widened: "), "{text}");
+}
+
+#[test]
+fn text_witnesses_escape_control_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.policy");
+    let new = dir.path().join("new.policy");
+    std::fs::write(&old, "tool t(cmd)\nagent a {\n}\n").unwrap();
+    std::fs::write(
+        &new,
+        "tool t(cmd)\nagent a {\n  allow t where cmd matches re\"^\\x{9b}2J\\x7f\\x1b\\u{202e}\"\n}\n",
+    )
+    .unwrap();
+    let out = toolgate().arg("diff").arg(&old).arg(&new).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        !text
+            .chars()
+            .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+        "{text:?}"
+    );
+    let witness = witness_line(&text, "widened");
+    assert_eq!(
+        witness["args"]["cmd"], "\u{9b}2J\u{7f}\u{1b}\u{202e}",
+        "{text}"
+    );
+    assert!(text.contains(r"\u009b2J\u007f\u001b\u202e"), "{text}");
+}

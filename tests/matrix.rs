@@ -443,6 +443,45 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: cases(),
+        max_global_rejects: 100_000,
+        max_shrink_iters: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// The tool listing (`Engine::visible_tools`, behind `tools`, the gateway's `tools/list`
+    /// and the bindings), from the source and from a bundle, holds exactly the tools whose
+    /// matrix cell is not `never`.
+    #[test]
+    fn listing_agrees_with_matrix(p in policy()) {
+        let text = p.render();
+        let mut sources = SourceMap::new();
+        sources.add("p.policy", text.as_str());
+        let Ok((engine, policy, _)) = toolgate::load::engine_from_sources(sources) else {
+            return Err(TestCaseError::reject("policy does not load"));
+        };
+        let bundled = toolgate::Engine::from_bundle(&engine.to_bundle())
+            .map_err(|e| TestCaseError::fail(format!("bundle: {e}")))?;
+        let matrix = Matrix::build(&policy);
+        for (a, agent) in matrix.agents.iter().enumerate() {
+            // Without a catalog nothing is listed (the rows are only the names rules spell).
+            let want: Vec<&str> = (0..matrix.tools.len())
+                .filter(|_| matrix.catalog)
+                .filter(|&t| !matches!(matrix.cell(a, t).access, Access::Never(_)))
+                .map(|t| matrix.tools[t].display.as_str())
+                .collect();
+            for e in [&engine, &bundled] {
+                let listed = e.visible_tools(agent).unwrap_or_default();
+                let got: Vec<String> = listed.iter().map(ToString::to_string).collect();
+                prop_assert_eq!(&got, &want, "agent {}\n{}", agent, text);
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // the command on the shipped policies
 
@@ -870,4 +909,28 @@ fn a_wrongly_typed_argument_is_never_admitted() {
         md.contains("`Bash`: arguments must be: `command: string`"),
         "{md}"
     );
+}
+
+#[test]
+fn a_tool_is_listed_exactly_when_its_cell_is_not_never() {
+    // `deny t where s present` on a required `s` fires on every call; on an optional `s` it
+    // overrides only an allow that needs `s` present. Neither kind of `never` is listed.
+    let (engine, matrix) = build(
+        "tool req(s)\ntool opt(s?)\nagent a {\n  allow req\n  deny req where s present\n  allow opt\n  deny opt where s present\n}\nagent b {\n  allow opt where s present\n  deny opt where s present\n}\n",
+    );
+    assert!(matches!(
+        matrix.cell(0, 0).access,
+        Access::Never(Never::DeniedByRule(_))
+    ));
+    assert!(matches!(matrix.cell(0, 1).access, Access::Conditional(_)));
+    assert!(matches!(
+        matrix.cell(1, 1).access,
+        Access::Never(Never::AllowsOverridden(_))
+    ));
+    let names = |agent: &str| -> Vec<String> {
+        let tools = engine.visible_tools(agent).unwrap_or_default();
+        tools.iter().map(ToString::to_string).collect()
+    };
+    assert_eq!(names("a"), ["opt"]);
+    assert!(names("b").is_empty());
 }

@@ -121,6 +121,33 @@ pub fn run(args: Args) -> Exit {
     }
 }
 
+/// `text` with every character a terminal would act on or hide written as a JSON escape
+/// (`\u001b`, `\u009b`): control characters (C0, DEL, C1), bidirectional controls and the
+/// line and paragraph separators. In a witness (JSON text, where such characters can only be
+/// inside strings) the escape reads back as the same character, so the printed request
+/// still decides as the witness did.
+fn escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let hidden = c.is_control()
+            || matches!(
+                c,
+                '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}'
+            )
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c);
+        if hidden {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn side_text(d: &SideDecision) -> String {
     match &d.rule {
         Some(r) => format!("{} ({}, {r})", d.decision.as_str(), d.reason),
@@ -131,17 +158,18 @@ fn side_text(d: &SideDecision) -> String {
 fn pair_text(p: &PairDiff, out: &mut String) {
     out.push_str(&format!(
         "{} {}: {}\n",
-        p.agent,
-        p.tool_display(),
+        escaped(&p.agent),
+        escaped(&p.tool_display()),
         p.change.as_str()
     ));
     for w in &p.witnesses {
-        out.push_str(&format!("  {}: {}\n", w.direction_str(), w.request));
-        out.push_str(&format!("    old: {}\n", side_text(&w.old)));
-        out.push_str(&format!("    new: {}\n", side_text(&w.new)));
+        let request = escaped(&w.request.to_string());
+        out.push_str(&format!("  {}: {request}\n", w.direction_str()));
+        out.push_str(&format!("    old: {}\n", escaped(&side_text(&w.old))));
+        out.push_str(&format!("    new: {}\n", escaped(&side_text(&w.new))));
     }
     if let Some(why) = &p.undecided {
-        out.push_str(&format!("  {why}\n"));
+        out.push_str(&format!("  {}\n", escaped(why)));
     }
 }
 

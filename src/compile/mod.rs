@@ -24,7 +24,7 @@ use crate::program::perms::{Grants, PermTable};
 use crate::program::rule::{RuleRef, Rules};
 use crate::program::target::TargetMatcher;
 use crate::program::Program;
-use crate::resolve::{AgentDef, Grant, NamePattern, Policy, RuleDef};
+use crate::resolve::{listing, AgentDef, Grant, NamePattern, Policy, RuleDef};
 use crate::source::Span;
 use crate::syntax::ast::Effect;
 use std::sync::Arc;
@@ -288,18 +288,13 @@ fn catalog_tables(
                 .map(|(id, _)| LocalRuleId::new(id.index() - first_rule))
                 .collect::<Result<Vec<_>, _>>()?;
             candidates.push(locals);
-            let targeted_by_allow = members.iter().any(|(_, r)| r.effect == Effect::Allow);
-            let removed = members
-                .iter()
-                .any(|(_, r)| r.effect == Effect::Deny && r.conditions.is_empty());
+            // Listed when some call may be allowed, judged as `toolgate matrix` judges it.
+            let rules: Vec<&RuleDef> = members.iter().map(|&(_, r)| r).collect();
+            let may_allow = listing::may_allow(policy, t, agent.default, &rules);
             // A host tool that shares its name with a server's tool cannot be called: a
             // request without a server is `ambiguous_tool`, and none can name the host.
             let callable = tool.server.is_some() || policy.tools_named(&tool.name).len() == 1;
-            if missing.is_none()
-                && callable
-                && (targeted_by_allow || agent.default == Effect::Allow)
-                && !removed
-            {
+            if missing.is_none() && callable && may_allow {
                 sees.push(tool_id(t)?);
             }
         }

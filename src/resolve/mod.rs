@@ -5,6 +5,7 @@
 pub mod arg_type;
 mod collision;
 pub mod ir;
+pub mod listing;
 mod name_test;
 pub mod permission;
 pub mod suggest;

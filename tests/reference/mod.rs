@@ -400,6 +400,10 @@ impl Reference {
                             .iter()
                             .any(|o| o.server.is_some() && o.name == t.name)
                 })
+                // Listed when some call may be allowed: no deny fires on every call (its
+                // conditions, if any, are `present` on required arguments), and the default
+                // allows or some allow is not overridden by a deny whose `present` conditions
+                // each name a required argument or one the allow needs present.
                 .filter(|t| {
                     let targeted = |deny: bool| {
                         agent
@@ -408,8 +412,30 @@ impl Reference {
                             .filter(move |r| r.deny == deny)
                             .filter(|r| r.covers(t.server.as_deref(), &t.name))
                     };
-                    (agent.default_allow || targeted(false).next().is_some())
-                        && !targeted(true).any(|r| r.conds.is_empty())
+                    let required = |path: &[String]| match path {
+                        [arg] => t
+                            .params
+                            .iter()
+                            .flatten()
+                            .any(|(name, optional, _)| name == arg && !optional),
+                        _ => false,
+                    };
+                    let present_only =
+                        |r: &Rule| r.conds.iter().all(|(_, c, _)| matches!(c, Cond::Present));
+                    let always = targeted(true)
+                        .any(|d| present_only(d) && d.conds.iter().all(|(p, _, _)| required(p)));
+                    let overridden = |a: &Rule| {
+                        targeted(true).any(|d| {
+                            present_only(d)
+                                && d.conds.iter().all(|(p, _, _)| {
+                                    required(p)
+                                        || a.conds
+                                            .iter()
+                                            .any(|(q, c, _)| q == p && matches!(c, Cond::Present))
+                                })
+                        })
+                    };
+                    !always && (agent.default_allow || targeted(false).any(|a| !overridden(a)))
                 })
                 .map(|t| (t.server.clone(), t.name.clone()))
                 .collect(),

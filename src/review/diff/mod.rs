@@ -52,6 +52,7 @@ use crate::engine::{Engine, Request, RuleRef};
 use crate::lint::lang::Langs;
 use crate::resolve::{ArgType, Policy};
 use crate::syntax::ast::Effect;
+use crate::Reason;
 use atoms::Atom;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -381,6 +382,18 @@ impl Pair<'_> {
         budget: &Budget,
         langs: &mut Langs,
     ) -> Option<PairDiff> {
+        // Permission candidates for which both policies refuse every call before reading an
+        // argument decide alike whatever the arguments; only the others are searched. When
+        // none is left, no call can pass the permission gate (or the agent and tool lookup)
+        // in either policy, and the pair is equivalent, however hard its conditions are.
+        let open: Vec<&Option<Vec<String>>> = self
+            .perms
+            .iter()
+            .filter(|perms| !self.closed_before_arguments(old, new, perms))
+            .collect();
+        if open.is_empty() {
+            return None;
+        }
         let Some(paths) = self.atoms(old, new, langs) else {
             return Some(
                 self.undecided("undecided: a condition's automaton is too large to explore".into()),
@@ -412,13 +425,13 @@ impl Pair<'_> {
         }
         let total = regions
             .iter()
-            .fold(self.perms.len(), |n, r| n.saturating_mul(r.len()));
+            .fold(open.len(), |n, r| n.saturating_mul(r.len()));
         let mut widened: Option<Witness> = None;
         let mut narrowed: Option<Witness> = None;
         let mut idx = vec![0usize; regions.len()];
         let mut decided = 0usize;
         'all: loop {
-            for perms in self.perms {
+            for &perms in &open {
                 if decided >= budget.candidates {
                     break 'all;
                 }
@@ -472,6 +485,34 @@ impl Pair<'_> {
             change,
             witnesses: widened.into_iter().chain(narrowed).collect(),
             undecided,
+        })
+    }
+
+    /// True when both policies deny every call with these declared permissions before any
+    /// argument is read: an unknown agent or tool, an ambiguous tool name, or a permission
+    /// not granted (docs/language.md section 7, steps 1 to 3).
+    fn closed_before_arguments(
+        &self,
+        old: Side<'_>,
+        new: Side<'_>,
+        perms: &Option<Vec<String>>,
+    ) -> bool {
+        let req = Request {
+            agent: self.agent.to_string(),
+            server: self.addr.server.clone(),
+            tool: self.addr.tool.clone(),
+            args: Map::new(),
+            tool_use_id: None,
+            permissions: perms.clone(),
+        };
+        [old, new].iter().all(|side| {
+            matches!(
+                side.engine.decide(&req).reason,
+                Reason::UnknownAgent
+                    | Reason::UnknownTool
+                    | Reason::AmbiguousTool
+                    | Reason::PermissionMissing
+            )
         })
     }
 

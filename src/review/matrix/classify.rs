@@ -6,7 +6,8 @@ use super::{
 };
 use crate::lint::cover::covers;
 use crate::lint::Context;
-use crate::resolve::{name_matches, CondTest, NamePattern, Policy, RuleDef, TargetDef};
+use crate::resolve::listing::{self, fires_on_every_call};
+use crate::resolve::{name_matches, CondTest, NamePattern, Policy, TargetDef};
 use crate::syntax::ast::Effect;
 
 /// Builds the matrix of a policy.
@@ -175,7 +176,7 @@ fn classify(
 
     if let Some(&d) = denies
         .iter()
-        .find(|&&d| holds_on_every_call(cx, &tools, &agent.rules[d]))
+        .find(|&&d| fires_on_every_call(policy, id, &agent.rules[d]))
     {
         return Access::Never(Never::DeniedByRule(loc(d)));
     }
@@ -207,16 +208,20 @@ fn classify(
     }
     // Allows covered by a deny that fires wherever they do. Only denies whose conditions are
     // all `present` are exact: a deny with value conditions lets through a call whose
-    // argument is an empty array, which the allow admits vacuously.
+    // argument is an empty array, which the allow admits vacuously. With a catalog this is
+    // the judgement the tool listing makes (`resolve::listing`).
     let mut overridden = Vec::new();
     let mut live = Vec::new();
     for &r in &allows {
-        let by = denies.iter().copied().find(|&d| {
-            agent.rules[d]
-                .conditions
-                .iter()
-                .all(|c| matches!(c.test, CondTest::Present))
-                && covers(cx, a, r, &tools, d)
+        let by = denies.iter().copied().find(|&d| match id {
+            Some(id) => listing::overrides(policy, id, &agent.rules[r], &agent.rules[d]),
+            None => {
+                agent.rules[d]
+                    .conditions
+                    .iter()
+                    .all(|c| matches!(c.test, CondTest::Present))
+                    && covers(cx, a, r, &tools, d)
+            }
         });
         match by {
             Some(d) => overridden.push((loc(r), loc(d))),
@@ -229,7 +234,7 @@ fn classify(
     if denies.is_empty() {
         if let Some(&r) = live
             .iter()
-            .find(|&&r| holds_on_every_call(cx, &tools, &agent.rules[r]))
+            .find(|&&r| fires_on_every_call(policy, id, &agent.rules[r]))
         {
             return Access::Always(Always::Rule(loc(r)));
         }
@@ -239,12 +244,4 @@ fn classify(
         allows: clauses(&live),
         exceptions: clauses(&denies),
     })
-}
-
-/// True when a rule's conditions hold on every call to `tools` that passes the argument
-/// check: none, or only `present` on required arguments.
-fn holds_on_every_call(cx: &Context, tools: &[u32], rule: &RuleDef) -> bool {
-    rule.conditions
-        .iter()
-        .all(|c| matches!(c.test, CondTest::Present) && cx.always_present(tools, &c.path))
 }
