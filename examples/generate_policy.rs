@@ -1,6 +1,7 @@
 //! Prints a generated benchmark policy: `cargo run --example generate_policy -- wide|deep N`
-//! (the layouts of `benches/decide.rs`), or `-- per_tool SHAPE N` (one rule per tool, the
-//! shapes of `benches/per_tool.rs`).
+//! (the layouts of `benches/decide.rs`), `-- per_tool SHAPE N` (one rule per tool, the
+//! shapes of `benches/per_tool.rs`), `-- agents N` (N one-rule agents) or `-- regex N K`
+//! (K agents holding the same N short regexes with Unicode classes on one argument).
 
 #[path = "../benches/support/generate.rs"]
 mod generate;
@@ -22,6 +23,11 @@ fn main() {
     }
     match args.get(1).map(String::as_str) {
         Some("deep") => print!("{}", generate::deep(n)),
+        Some("agents") => print!("{}", generate::agents(n)),
+        Some("regex") => {
+            let k = args.get(3).and_then(|k| k.parse().ok()).unwrap_or(1);
+            print!("{}", generate::regex_agents(n, k));
+        }
         _ => print!("{}", generate::wide(n)),
     }
 }

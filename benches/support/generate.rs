@@ -96,6 +96,34 @@ pub fn agents(n: usize) -> String {
     s
 }
 
+/// `agents` agents holding the same `n` short regexes with Unicode classes (`\w`, `\d`,
+/// `\p{L}`, `\s`), each an `allow` on the one argument `q` of tool `search`: the shape of a
+/// policy whose agents share a pattern list.
+pub fn regex_agents(n: usize, agents: usize) -> String {
+    let mut s = String::from("tool search(q) needs net:http\n");
+    for a in 0..agents {
+        s.push_str(&format!("agent r{a} {{\n  grant net:http\n"));
+        for i in 0..n {
+            s.push_str(&format!(
+                "  allow search where q matches re\"{}\"\n",
+                unicode_regex(i)
+            ));
+        }
+        s.push_str("}\n");
+    }
+    s
+}
+
+/// A short regex with Unicode classes, different for each `i`.
+pub fn unicode_regex(i: usize) -> String {
+    match i % 4 {
+        0 => format!("^\\w+{i}$"),
+        1 => format!("^\\d{{2}}-\\w{{3}}{i}"),
+        2 => format!("\\p{{L}}+\\s{i}\\w"),
+        _ => format!("^k{i}\\s*\\w+\\d$"),
+    }
+}
+
 /// Tool numbers below `n` drawn by a small deterministic generator (xorshift), so every run
 /// of `per_tool` (the bench and `generate_requests per_tool`) draws the same tools.
 pub fn random_tools(n: usize) -> impl Iterator<Item = usize> {

@@ -149,8 +149,11 @@ pub fn looks_like_bundle(bytes: &[u8]) -> bool {
 
 /// The payload of a program: the postcard encoding of the compiled tables.
 pub(crate) fn payload(program: &Program) -> Vec<u8> {
+    // Sized first, then written into a buffer of that size: grown by doubling, the buffer of
+    // a large program ends up to twice its size, and the last doubling holds both copies.
+    let size = postcard::experimental::serialized_size(program).unwrap_or(0);
     // Serializing plain data into a Vec cannot fail; an empty payload would fail to load.
-    postcard::to_allocvec(program).unwrap_or_default()
+    postcard::to_extend(program, Vec::with_capacity(size)).unwrap_or_default()
 }
 
 /// SHA-256 of a payload, in lowercase hex.
@@ -228,7 +231,7 @@ pub(crate) fn decode_payload(payload: &[u8]) -> Result<Program, BundleError> {
 /// from it ([`Program::take_fallbacks`]) are reused rather than built again.
 pub(crate) fn decode_payload_reusing(
     payload: &[u8],
-    fallbacks: Vec<[Option<crate::program::index::BuiltFallback>; 2]>,
+    fallbacks: Vec<(usize, [Option<crate::program::index::BuiltFallback>; 2])>,
 ) -> Result<Program, BundleError> {
     let mut program: Program = postcard::from_bytes(payload)
         .map_err(|e| err(BundleErrorKind::Malformed(e.to_string())))?;

@@ -49,9 +49,36 @@ pub(crate) struct Shared {
     pub needles: Vec<NeedleMatcher>,
     pub needle_ids: HashMap<Vec<String>, NeedleId>,
     pub limits: DfaLimits,
+    /// Pattern indexes already built, by pattern set (and whether the patterns judge the
+    /// normalized path): agents holding the same patterns on an argument share the work.
+    pub indexes: HashMap<(bool, Vec<String>), PatternIndex>,
 }
 
+/// Pattern sets with fewer patterns than this are built again rather than remembered (unless
+/// they need unanchored automata): a prefix bucket costs little to build, and a policy with an
+/// agent per user holds one such set per agent.
+const CACHED_PATTERNS: usize = 2;
+
 impl Shared {
+    /// The pattern index of `patterns` (judging the normalized path when `norm`), built once
+    /// per distinct pattern set.
+    fn index(&mut self, norm: bool, patterns: &Patterns) -> Result<PatternIndex, DfaError> {
+        let key = (norm, patterns.sources.clone());
+        if let Some(index) = self.indexes.get(&key) {
+            return Ok(index.clone());
+        }
+        let index = PatternIndex::build_split(
+            &patterns.sources,
+            &patterns.splits,
+            &mut self.automata,
+            self.limits,
+        )?;
+        if patterns.sources.len() >= CACHED_PATTERNS || index.has_unanchored() {
+            self.indexes.insert(key, index.clone());
+        }
+        Ok(index)
+    }
+
     fn needles(&mut self, needles: Vec<String>) -> Result<NeedleId, DfaError> {
         if let Some(&id) = self.needle_ids.get(&needles) {
             return Ok(id);
@@ -350,28 +377,17 @@ fn build_arg(
     other.present = present.into_boxed_slice();
     other.numeric = numeric.into_boxed_slice();
     other.negated = negated.into_boxed_slice();
-    let limits = shared.limits;
     let mut raw_index = None;
     if !raw.sources.is_empty() {
         raw_index = Some(Box::new(PatternConds {
-            matcher: PatternIndex::build_split(
-                &raw.sources,
-                &raw.splits,
-                &mut shared.automata,
-                limits,
-            )?,
+            matcher: shared.index(false, &raw)?,
             conds: Csr::from_rows(raw.conds)?,
         }));
     }
     let mut norm_index = None;
     if !norm.sources.is_empty() {
         norm_index = Some(Box::new(PatternConds {
-            matcher: PatternIndex::build_split(
-                &norm.sources,
-                &norm.splits,
-                &mut shared.automata,
-                limits,
-            )?,
+            matcher: shared.index(true, &norm)?,
             conds: Csr::from_rows(norm.conds)?,
         }));
     }

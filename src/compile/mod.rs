@@ -122,7 +122,8 @@ type AgentRules<'p> = Vec<(RuleId, &'p RuleDef)>;
 /// Step 2: every rule, globally numbered, with its location and message; and each agent's
 /// rules with their IDs.
 fn rule_table(policy: &Policy) -> Result<(Rules, Vec<AgentRules<'_>>), IdOverflow> {
-    let mut rules: Vec<(RuleRef, String)> = Vec::new();
+    let mut rules: Vec<(RuleRef, String)> =
+        Vec::with_capacity(policy.agents.iter().map(|a| a.rules.len()).sum());
     let mut agent_rules = Vec::with_capacity(policy.agents.len());
     let (mut file, mut target) = (None, None);
     for agent in &policy.agents {
@@ -412,5 +413,46 @@ fn name_regex(p: &NamePattern) -> Option<String> {
         NamePattern::Any => None,
         NamePattern::Literal(l) => Some(format!("^{}$", regex_syntax::escape(l))),
         NamePattern::Glob { regex, .. } => Some(regex.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compile;
+
+    /// `agents` agents holding the same unanchored patterns with Unicode classes on `q`.
+    fn shared_patterns(agents: usize) -> String {
+        let mut text = String::from("tool search(q)\n");
+        for a in 0..agents {
+            text.push_str(&format!("agent r{a} {{\n"));
+            for i in 0..24 {
+                let script = ["Latin", "Greek", "Cyrillic", "Arabic"][i % 4];
+                text.push_str(&format!(
+                    "  allow search where q matches re\"\\p{{{script}}}\\w+{}\\p{{Han}}\"\n",
+                    ["", "x", "y", "z", "w", "v"][i / 4]
+                ));
+            }
+            text.push_str("}\n");
+        }
+        text
+    }
+
+    #[test]
+    fn a_pattern_set_shared_by_agents_is_compiled_once() {
+        // Five agents with one pattern set cost what one does: the index is built once, its
+        // DFA attempts over the size limit (which no DFA key remembers) included.
+        let builds = |agents: usize| {
+            let (policy, diags) = crate::load::policy_from_sources({
+                let mut m = crate::source::SourceMap::new();
+                m.add("p.policy", shared_patterns(agents).as_str());
+                m
+            });
+            assert!(!diags.has_errors());
+            let program = compile(&policy).unwrap_or_else(|_| panic!("compiles"));
+            program.automata.builds()
+        };
+        let one = builds(1);
+        assert!(one > 0);
+        assert_eq!(builds(5), one);
     }
 }

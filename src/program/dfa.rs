@@ -20,6 +20,10 @@ pub struct DfaLimits {
     /// set over it is split, and a single pattern over it takes the fallback regex: the budget
     /// bounds compile time and bundle size, never what a policy may say.
     pub dfa: usize,
+    /// What building one pattern index's unanchored DFA shards may spend, in bytes of DFA
+    /// (each DFA built counts its size, each attempt over its limit the limit); patterns past
+    /// it take the fallback regex.
+    pub shards: usize,
 }
 
 impl Default for DfaLimits {
@@ -27,6 +31,7 @@ impl Default for DfaLimits {
         DfaLimits {
             nfa: 16 << 20,
             dfa: 4 << 20,
+            shards: 4 << 20,
         }
     }
 }

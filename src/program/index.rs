@@ -126,9 +126,43 @@ pub struct Automata {
     pub dfas: Vec<Dfa>,
     #[serde(skip)]
     dfa_ids: HashMap<String, DfaId>,
+    /// How each split rest text reads (see [`split_rest`]), read once per compile: every
+    /// agent's `/home/aI/**` has the rest `**`.
+    #[serde(skip)]
+    split_rests: HashMap<String, SplitRest>,
+    /// DFA builds attempted so far, over their limit or not (see [`Automata::builds`]).
+    #[serde(skip)]
+    builds: usize,
 }
 
 impl Automata {
+    /// How many DFAs were determinized (or attempted and found over their size limit) while
+    /// building into these automata; a DFA found by its key is not built again. Zero for
+    /// automata read from a bundle.
+    ///
+    /// ```
+    /// use toolgate::program::{dfa::DfaLimits, index::{Automata, PatternIndex}};
+    /// let mut automata = Automata::default();
+    /// let patterns = ["a[0-9]+b".to_string(), "c[0-9]+d".to_string()];
+    /// PatternIndex::build(&patterns, &mut automata, DfaLimits::default()).unwrap();
+    /// let once = automata.builds();
+    /// PatternIndex::build(&patterns, &mut automata, DfaLimits::default()).unwrap();
+    /// assert_eq!(automata.builds(), once);
+    /// ```
+    pub fn builds(&self) -> usize {
+        self.builds
+    }
+
+    /// The [`SplitRest`] of `rest`, read once.
+    fn split_rest(&mut self, rest: &str) -> SplitRest {
+        if let Some(known) = self.split_rests.get(rest) {
+            return known.clone();
+        }
+        let read = split_rest(rest);
+        self.split_rests.insert(rest.to_string(), read.clone());
+        read
+    }
+
     fn dfa<H: KeyPart>(
         &mut self,
         hirs: &[H],
@@ -159,6 +193,7 @@ impl Automata {
             return Ok(id);
         }
         let id = DfaId::new(self.dfas.len())?;
+        self.builds += 1;
         let dfa = Dfa::build(hirs, anchored, ascii_word, limits)?;
         self.dfas.push(dfa);
         self.dfa_ids.insert(key, id);
@@ -462,11 +497,20 @@ fn has_unicode_word_boundary(hir: &Hir) -> bool {
 
 /// Unanchored DFAs over `patterns`, at most [`SHARD_PATTERNS`] each, halved while over the
 /// budget; a single pattern over it goes to `fallback`.
+///
+/// `work` is what determinization may still spend on this index's shards, in bytes of DFA:
+/// each DFA built takes its size, each attempt that outgrows its limit the limit. An attempt
+/// over several patterns may take half of what is left, one pattern all of it; once nothing
+/// is left, the remaining patterns go to `fallback` (a lazy DFA, linear in the value too).
+/// Unanchored patterns with Unicode classes multiply states when combined (100 patterns like
+/// `\p{Greek}\w+\p{Latin}` made 50 MB of DFAs in 8 s, most of it attempts that failed):
+/// the budget bounds both the compile time and the bundle.
 fn shards(
     patterns: Vec<(Hir, PatternId)>,
     ascii_word: bool,
     automata: &mut Automata,
     limits: DfaLimits,
+    work: &mut usize,
     fallback: &mut Vec<PatternId>,
 ) -> Result<Vec<Shard>, DfaError> {
     let mut out = Vec::new();
@@ -474,15 +518,37 @@ fn shards(
         patterns.chunks(SHARD_PATTERNS).map(<[_]>::to_vec).collect();
     while let Some(chunk) = queue.pop() {
         let (hirs, ids): (Vec<Hir>, Vec<PatternId>) = chunk.iter().cloned().unzip();
-        match automata.dfa_with(&hirs, false, ascii_word, limits) {
-            Ok(dfa) => out.push(Shard { dfa, patterns: ids }),
+        let share = if chunk.len() > 1 { *work / 2 } else { *work };
+        let limit = limits.dfa.min(share);
+        if limit == 0 {
+            fallback.extend(ids);
+            continue;
+        }
+        let built = automata.dfas.len();
+        let attempt = DfaLimits {
+            dfa: limit,
+            ..limits
+        };
+        match automata.dfa_with(&hirs, false, ascii_word, attempt) {
+            Ok(dfa) => {
+                // A DFA built for another index (found by its key) cost nothing here.
+                if automata.dfas.len() > built {
+                    let size = automata.dfas.get(dfa.index()).map_or(0, Dfa::memory_usage);
+                    *work = work.saturating_sub(size);
+                }
+                out.push(Shard { dfa, patterns: ids });
+            }
             Err(e) if e.too_large && chunk.len() > 1 => {
+                *work = work.saturating_sub(limit);
                 let half = chunk.len() / 2;
                 queue.push(chunk[..half].to_vec());
                 queue.push(chunk[half..].to_vec());
             }
             // One pattern alone exceeds the budget: it takes the slow path.
-            Err(e) if e.too_large => fallback.extend(ids),
+            Err(e) if e.too_large => {
+                *work = work.saturating_sub(limit);
+                fallback.extend(ids);
+            }
             Err(e) => return Err(e),
         }
     }
@@ -595,7 +661,7 @@ impl PatternIndex {
         for split in splits.iter().flatten() {
             rests
                 .entry(split.rest.as_str())
-                .or_insert_with(|| split_rest(&split.rest));
+                .or_insert_with(|| automata.split_rest(&split.rest));
         }
         for (i, p) in patterns.iter().enumerate() {
             let i = PatternId::new(i)?;
@@ -678,9 +744,12 @@ impl PatternIndex {
         gated::divert(&mut rest, &mut fallback, SHARD_PATTERNS);
         floating::divert(&mut word_rest, &mut fallback);
         exact::divert(&mut word_rest, &mut fallback, SHARD_PATTERNS);
+        let mut work = limits.shards;
         let mut unanchored = Unanchored {
-            rest: shards(rest, false, automata, limits, &mut fallback)?.into_boxed_slice(),
-            word_rest: shards(word_rest, true, automata, limits, &mut fallback)?.into_boxed_slice(),
+            rest: shards(rest, false, automata, limits, &mut work, &mut fallback)?
+                .into_boxed_slice(),
+            word_rest: shards(word_rest, true, automata, limits, &mut work, &mut fallback)?
+                .into_boxed_slice(),
             fallback: None,
             word_fallback: None,
         };
@@ -700,6 +769,12 @@ impl PatternIndex {
         index.set_unanchored(unanchored);
         index.derive();
         Ok(index)
+    }
+
+    /// True when the index holds unanchored DFA shards or fallback regexes (patterns without
+    /// a literal prefix), the parts that cost most to build.
+    pub(crate) fn has_unanchored(&self) -> bool {
+        self.unanchored.is_some()
     }
 
     /// Keeps `unanchored` when it holds anything.
@@ -1005,6 +1080,80 @@ mod tests {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// 100 unanchored patterns with Unicode classes, `\p{Latin}\w+\p{Greek}` and so on:
+    /// together their DFAs multiply states.
+    fn unicode_patterns(n: usize) -> Vec<String> {
+        const SCRIPTS: [&str; 10] = [
+            "Latin",
+            "Greek",
+            "Cyrillic",
+            "Arabic",
+            "Hebrew",
+            "Han",
+            "Hiragana",
+            "Katakana",
+            "Thai",
+            "Devanagari",
+        ];
+        (0..n)
+            .map(|i| {
+                let (a, b) = (SCRIPTS[i % 10], SCRIPTS[(i / 10) % 10]);
+                format!(r"\p{{{a}}}\w+\p{{{b}}}")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn unanchored_shards_stay_within_their_budget() {
+        // They made 50 MB of DFAs in 8 s (most of it attempts over the size limit, halved
+        // again and again); past the budget, patterns take the fallback regex.
+        let pats = unicode_patterns(100);
+        let mut automata = Automata::default();
+        let limits = DfaLimits::default();
+        let idx = PatternIndex::build(&pats, &mut automata, limits).unwrap();
+        idx.validate(&automata, pats.len()).unwrap();
+        assert!(
+            automata.memory_usage() <= limits.shards,
+            "{} bytes of DFAs",
+            automata.memory_usage()
+        );
+        for value in [
+            "aβc",
+            "Привет мир",
+            "ab",
+            "日本語テキスト",
+            "xyz αβγ",
+            "12 34",
+            "",
+        ] {
+            let (mut scratch, mut out) = (Vec::new(), Vec::new());
+            assert!(idx.matches(value.as_bytes(), &automata, &mut scratch, &mut out));
+            let mut got: Vec<usize> = out.into_iter().map(PatternId::index).collect();
+            got.sort();
+            got.dedup();
+            assert_eq!(got, searched(&pats, value), "{value}");
+        }
+    }
+
+    #[test]
+    fn a_small_budget_leaves_every_pattern_matched() {
+        // With no budget at all, every unanchored pattern takes the fallback.
+        let pats = unicode_patterns(12);
+        let mut automata = Automata::default();
+        let limits = DfaLimits {
+            shards: 0,
+            ..DfaLimits::default()
+        };
+        let idx = PatternIndex::build(&pats, &mut automata, limits).unwrap();
+        assert_eq!(automata.builds(), 0);
+        let (mut scratch, mut out) = (Vec::new(), Vec::new());
+        assert!(idx.matches("aβc".as_bytes(), &automata, &mut scratch, &mut out));
+        let mut got: Vec<usize> = out.into_iter().map(PatternId::index).collect();
+        got.sort();
+        got.dedup();
+        assert_eq!(got, searched(&pats, "aβc"));
     }
 
     /// The patterns that `regex_automata::meta::Regex` finds in `value`: what the index must

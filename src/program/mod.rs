@@ -35,7 +35,7 @@ use agent_index::AgentIndex;
 use catalog::Catalog;
 use group::Group;
 use ids::{AgentId, Id};
-use index::{Automata, BuiltFallback, PatternIndex};
+use index::{Automata, BuiltFallback};
 use needles::NeedleMatcher;
 use perms::{Grants, PermTable};
 use rule::Rules;
@@ -144,21 +144,29 @@ impl Program {
     /// Takes out the fallback regexes built while compiling, in a fixed order, so that the
     /// program decoded from this one's bundle can reuse them ([`Program::reuse_fallbacks`])
     /// instead of building them a second time.
-    pub(crate) fn take_fallbacks(&mut self) -> Vec<[Option<BuiltFallback>; 2]> {
+    /// Only the indexes that have any are listed, by their position in that order (most
+    /// indexes have none, and a policy may hold hundreds of thousands).
+    pub(crate) fn take_fallbacks(&mut self) -> Vec<(usize, [Option<BuiltFallback>; 2])> {
         let groups = self.groups.iter_mut();
         groups
             .flat_map(Group::pattern_indexes_mut)
-            .map(PatternIndex::take_fallbacks)
+            .enumerate()
+            .filter_map(|(i, index)| {
+                let built = index.take_fallbacks();
+                built.iter().any(Option::is_some).then_some((i, built))
+            })
             .collect()
     }
 
     /// Puts back what [`Program::take_fallbacks`] took from the program this one was decoded
     /// from; what does not fit (other sources) is left for the rebuild.
-    pub(crate) fn reuse_fallbacks(&mut self, built: Vec<[Option<BuiltFallback>; 2]>) {
+    pub(crate) fn reuse_fallbacks(&mut self, built: Vec<(usize, [Option<BuiltFallback>; 2])>) {
+        let mut built = built.into_iter().peekable();
         let groups = self.groups.iter_mut();
-        let indexes = groups.flat_map(Group::pattern_indexes_mut);
-        for (index, built) in indexes.zip(built) {
-            index.reuse_fallbacks(built);
+        for (i, index) in groups.flat_map(Group::pattern_indexes_mut).enumerate() {
+            if let Some((_, fallbacks)) = built.next_if(|(at, _)| *at == i) {
+                index.reuse_fallbacks(fallbacks);
+            }
         }
     }
 

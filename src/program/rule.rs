@@ -71,7 +71,9 @@ impl Rules {
     /// The table of `rules`, each with its message.
     pub(crate) fn new(rules: Vec<(RuleRef, String)>) -> Result<Rules, IdOverflow> {
         let messages = TextTable::from_strs(rules.iter().map(|(_, m)| m))?;
-        let info = rules.into_iter().map(|(r, _)| r).collect();
+        // A table of its own size (collecting in place would keep the room of the pairs).
+        let mut info = Vec::with_capacity(rules.len());
+        info.extend(rules.into_iter().map(|(r, _)| r));
         Ok(Rules { info, messages })
     }
 

@@ -127,8 +127,10 @@ pub fn resolve(sources: SourceMap, files: Vec<ast::File>) -> (Policy, Diagnostic
         tools: &tools,
         by_name: &tool_index,
     };
-    let mut agents: Vec<AgentDef> = Vec::new();
-    let mut agent_index: HashMap<String, Span> = HashMap::new();
+    // Sized up front: grown by doubling, a table of 100,000 agents would hold room for 131,072
+    // and, while growing, two copies.
+    let mut agents: Vec<AgentDef> = Vec::with_capacity(agent_asts.len());
+    let mut agent_index: HashMap<String, Span> = HashMap::with_capacity(agent_asts.len());
     for a in agent_asts {
         if let Some(&first) = agent_index.get(&a.name.text) {
             r.duplicate("agent", &a.name, first);
@@ -391,9 +393,25 @@ impl Resolver<'_> {
             invalid_grants: false,
             default: Effect::Deny,
             default_span: None,
-            rules: Vec::new(),
+            // Sized up front: a policy may hold an agent per user, each with a rule or two,
+            // and growing by pushes would reserve room for four of each.
+            rules: Vec::with_capacity(
+                a.stmts
+                    .iter()
+                    .filter(|s| matches!(s, AgentStmt::Rule(_)))
+                    .count(),
+            ),
             gate: Vec::new(),
         };
+        def.grants.reserve_exact(
+            a.stmts
+                .iter()
+                .map(|s| match s {
+                    AgentStmt::Grant(perms, _) => perms.len(),
+                    _ => 0,
+                })
+                .sum(),
+        );
         for stmt in a.stmts {
             match stmt {
                 AgentStmt::Grant(perms, _) => {
@@ -458,7 +476,7 @@ impl Resolver<'_> {
             }
         }
         let (target, covers) = self.target(&rule.target, catalog)?;
-        let mut conditions = Vec::new();
+        let mut conditions = Vec::with_capacity(rule.conditions.len());
         for c in &rule.conditions {
             if let CondOp::Glob(g) = &c.op {
                 self.glob_warnings(g, rule.effect);

@@ -330,6 +330,9 @@ impl Ctx {
                 _ => {}
             }
         }
+        // Growing by pushes reserves room for four statements; a policy may hold an agent per
+        // user with one or two, and every agent's tree is held until the files are resolved.
+        stmts.shrink_to_fit();
         Agent {
             name: name.unwrap_or_else(|| self.missing_name(span)),
             stmts,
@@ -369,6 +372,7 @@ impl Ctx {
             },
             span,
         });
+        conditions.shrink_to_fit();
         Rule_ {
             effect,
             target,
