@@ -96,9 +96,10 @@ pub fn agents(n: usize) -> String {
     s
 }
 
-/// `agents` agents holding the same `n` short regexes with Unicode classes (`\w`, `\d`,
-/// `\p{L}`, `\s`), each an `allow` on the one argument `q` of tool `search`: the shape of a
-/// policy whose agents share a pattern list.
+/// `agents` agents holding the same `n` short unanchored regexes with Unicode classes
+/// (`\p{Latin}\w+\p{Greek}`, ...), each an `allow` on the one argument `q` of tool `search`:
+/// the shape of a policy whose agents share a pattern list, and one whose patterns multiply
+/// DFA states when combined.
 pub fn regex_agents(n: usize, agents: usize) -> String {
     let mut s = String::from("tool search(q) needs net:http\n");
     for a in 0..agents {
@@ -114,14 +115,24 @@ pub fn regex_agents(n: usize, agents: usize) -> String {
     s
 }
 
-/// A short regex with Unicode classes, different for each `i`.
+/// Scripts the generated regexes name.
+const SCRIPTS: [&str; 10] = [
+    "Latin",
+    "Greek",
+    "Cyrillic",
+    "Arabic",
+    "Hebrew",
+    "Han",
+    "Hiragana",
+    "Katakana",
+    "Thai",
+    "Devanagari",
+];
+
+/// A short regex with Unicode classes, different for each `i` below 100.
 pub fn unicode_regex(i: usize) -> String {
-    match i % 4 {
-        0 => format!("^\\w+{i}$"),
-        1 => format!("^\\d{{2}}-\\w{{3}}{i}"),
-        2 => format!("\\p{{L}}+\\s{i}\\w"),
-        _ => format!("^k{i}\\s*\\w+\\d$"),
-    }
+    let (a, b) = (SCRIPTS[i % 10], SCRIPTS[(i / 10) % 10]);
+    format!("\\p{{{a}}}\\w+\\p{{{b}}}")
 }
 
 /// Tool numbers below `n` drawn by a small deterministic generator (xorshift), so every run

@@ -443,7 +443,7 @@ impl Resolver<'_> {
                     }
                 }
                 AgentStmt::Rule(rule) => {
-                    if let Some(r) = self.rule(rule, catalog) {
+                    if let Some(r) = self.rule(*rule, catalog) {
                         def.rules.push(r);
                     }
                 }

@@ -139,8 +139,9 @@ pub enum AgentStmt {
     Grant(Vec<PermissionLit>, Span),
     /// `default allow|deny`
     Default(Effect, Span),
-    /// `allow ...` / `deny ...`
-    Rule(Rule),
+    /// `allow ...` / `deny ...` (boxed: a rule is six times the size of the other
+    /// statements, and a policy may hold a hundred thousand agents' statements at once)
+    Rule(Box<Rule>),
 }
 
 /// `allow|deny TARGET [where ...] [because "..."]`

@@ -326,7 +326,7 @@ impl Ctx {
                         .unwrap_or(Effect::Deny);
                     stmts.push(AgentStmt::Default(effect, s));
                 }
-                Rule::rule => stmts.push(AgentStmt::Rule(self.rule(p))),
+                Rule::rule => stmts.push(AgentStmt::Rule(Box::new(self.rule(p)))),
                 _ => {}
             }
         }

@@ -42,6 +42,12 @@ impl<T: SpanBlindEq> SpanBlindEq for Vec<T> {
     }
 }
 
+impl<T: SpanBlindEq> SpanBlindEq for Box<T> {
+    fn eq_ignoring_spans(&self, other: &Self) -> bool {
+        (**self).eq_ignoring_spans(other)
+    }
+}
+
 impl<T: SpanBlindEq> SpanBlindEq for Option<T> {
     fn eq_ignoring_spans(&self, other: &Self) -> bool {
         match (self, other) {

@@ -611,6 +611,7 @@ fn agent(file: &str, text: &str, a: ast::Agent) -> Agent {
                 out.default_allow = effect == ast::Effect::Allow;
             }
             ast::AgentStmt::Rule(r) => {
+                let r = *r;
                 let (line, column) = line_col(text, r.span.start);
                 out.rules.push(Rule {
                     deny: r.effect == ast::Effect::Deny,
