@@ -1,5 +1,5 @@
 //! The pipeline's imports point one way: each module of `src/` uses only the modules before it
-//! in [`ORDER`] (the order of the README's layout section). Test modules (`#[cfg(test)]`, at
+//! in [`ORDER`] (the order of the layout section of docs/assurance.md). Test modules (`#[cfg(test)]`, at
 //! the end of a file) and comments are not imports and are skipped.
 
 use std::path::Path;
