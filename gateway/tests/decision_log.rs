@@ -6,18 +6,10 @@ mod common;
 
 use std::path::Path;
 
-use common::{add_key, text, text_tool, write_config, Gateway, HttpServer};
+use common::{add_key, runtime, text, text_tool, write_config, Gateway, HttpServer};
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 
 const POLICY: &str = "server tiny { tool echo(text) }\nagent x { allow tiny.echo }\n";
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 /// A gateway in front of one upstream with `[log]` set to `log`.
 fn start(rt: &tokio::runtime::Runtime, dir: &Path, log: &str) -> (Gateway, HttpServer, String) {

@@ -5,9 +5,10 @@
 //!
 //! Latency under such a flood is measured by `toolgate-gateway-load --flood`, not here.
 
+mod common;
+
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -23,27 +24,13 @@ const PER_MINUTE: u32 = 60;
 
 /// One `GET /v1/tools` with a bearer key: the status and the `Retry-After` value.
 fn get(addr: SocketAddr, key: &str) -> (u16, Option<u64>) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    write!(
-        s,
-        "GET /v1/tools HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let retry = text.lines().find_map(|l| {
-        let (name, value) = l.split_once(':')?;
-        name.eq_ignore_ascii_case("retry-after")
-            .then(|| value.trim().parse().ok())
-            .flatten()
-    });
-    (status, retry)
+    let a = common::exchange(
+        addr,
+        &format!("GET /v1/tools HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n"),
+        b"",
+    );
+    let retry = a.header("retry-after").and_then(|v| v.parse().ok());
+    (a.status, retry)
 }
 
 #[test]

@@ -5,8 +5,7 @@
 
 mod common;
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use common::{add_key, write_config, Gateway};
@@ -20,26 +19,15 @@ fn post(
     extra: &str,
     body: &[u8],
 ) -> (u16, String, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let head = format!(
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n\
-         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-         {extra}Content-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
+    let a = common::exchange(
+        addr,
+        &format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra}"
+        ),
+        body,
     );
-    s.write_all(head.as_bytes()).unwrap();
-    s.write_all(body).unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    (status, head.to_string(), body.to_string())
+    (a.status, a.head, a.body)
 }
 
 /// The JSON-RPC error code of an answer (a JSON body, or the first SSE `data:` line).

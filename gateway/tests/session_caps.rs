@@ -2,8 +2,9 @@
 //! the idle timeout comes from the configuration: checked over HTTP against an in-process
 //! gateway (no upstreams), a closed session being answered 404.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+mod common;
+
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,32 +19,19 @@ const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialize
 
 /// One POST to `/mcp`: the status and the `Mcp-Session-Id` answered, if any.
 fn post(addr: SocketAddr, key: &str, session: Option<&str>, body: &str) -> (u16, Option<String>) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let session = session
         .map(|id| format!("Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-11-25\r\n"))
         .unwrap_or_default();
-    write!(
-        s,
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n\
-         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-         {session}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let id = text.lines().find_map(|l| {
-        let (name, value) = l.split_once(':')?;
-        name.eq_ignore_ascii_case("mcp-session-id")
-            .then(|| value.trim().to_string())
-    });
-    (status, id)
+    let a = common::exchange(
+        addr,
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{session}"
+        ),
+        body.as_bytes(),
+    );
+    let id = a.header("mcp-session-id").map(str::to_string);
+    (a.status, id)
 }
 
 /// A new session for `key`, initialized.

@@ -6,16 +6,8 @@ mod common;
 
 use std::time::Duration;
 
-use common::{add_key, run_cli, text, text_tool, write_config, Gateway, HttpServer};
+use common::{add_key, run_cli, runtime, text, text_tool, write_config, Gateway, HttpServer};
 use rmcp::model::CallToolRequestParams;
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 fn upstream_table(name: &str, url: &str) -> String {
     format!("[upstream.{name}]\nurl = \"{url}\"\n")

@@ -24,6 +24,64 @@ use rmcp::{ErrorData, RoleClient, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+/// A multi-threaded runtime for the in-process upstreams.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// A raw HTTP/1.1 answer.
+pub struct Answer {
+    /// The status code (0 when the status line is unreadable).
+    pub status: u16,
+    /// The status line and the headers.
+    pub head: String,
+    /// The body, as text.
+    pub body: String,
+}
+
+impl Answer {
+    /// The value of header `name`, if present.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().find_map(|l| {
+            let (n, value) = l.split_once(':')?;
+            n.eq_ignore_ascii_case(name).then(|| value.trim())
+        })
+    }
+}
+
+/// One raw HTTP/1.1 exchange on a new connection: `head` (the request line and headers, each
+/// ended by CRLF, without the blank line; `Connection: close` and `Content-Length` are added)
+/// and `body`.
+pub fn exchange(addr: SocketAddr, head: &str, body: &[u8]) -> Answer {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let head = format!(
+        "{head}Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(body).unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    Answer {
+        status,
+        head: head.to_string(),
+        body: body.to_string(),
+    }
+}
+
 /// A tool with the given name and input schema.
 pub fn tool(name: &str, schema: Value) -> Tool {
     let schema = match schema {
