@@ -910,15 +910,18 @@ fn option_value<'a>(word: &'a str, opt: &str) -> Option<Option<&'a str>> {
     None
 }
 
+/// Whether `opts` holds the one-letter option `-c`.
+fn has_letter(opts: &[&str], c: char) -> bool {
+    opts.iter()
+        .any(|o| o.len() == 2 && o.strip_prefix('-').is_some_and(|r| r.starts_with(c)))
+}
+
 /// In a short-option group (`-iu`, `-uroot`, `-ec`), the first option of `opts` present and the
 /// value attached after it (empty: the value is the next word).
 fn short_group<'a>(word: &'a str, opts: &[&str]) -> Option<&'a str> {
     let group = word.strip_prefix('-').filter(|g| !g.starts_with('-'))?;
     for (i, ch) in group.char_indices() {
-        let hit = opts
-            .iter()
-            .any(|o| o.len() == 2 && o.strip_prefix('-').is_some_and(|r| r.starts_with(ch)));
-        if hit {
+        if has_letter(opts, ch) {
             return Some(group.get(i + ch.len_utf8()..).unwrap_or(""));
         }
     }
@@ -1106,15 +1109,11 @@ fn names_shell_opt(a: &str, p: &Prefix) -> bool {
         let name = a.split_once('=').map_or(a, |(n, _)| n);
         return p.shell_opts.contains(&name);
     }
-    let letter_in = |opts: &[&str], c: char| {
-        opts.iter()
-            .any(|o| o.len() == 2 && o.strip_prefix('-').is_some_and(|r| r.starts_with(c)))
-    };
     for c in a.chars().skip(1) {
-        if letter_in(p.shell_opts, c) {
+        if has_letter(p.shell_opts, c) {
             return true;
         }
-        if letter_in(p.value_opts, c) || letter_in(p.script_opts, c) {
+        if has_letter(p.value_opts, c) || has_letter(p.script_opts, c) {
             return false;
         }
     }
@@ -1134,13 +1133,9 @@ fn known_flag(a: &str, p: &Prefix) -> bool {
         }
         return p.flags.contains(&a) || p.shell_opts.contains(&a);
     }
-    let listed = |c: char| {
-        p.flags
-            .iter()
-            .chain(p.shell_opts)
-            .any(|o| o.len() == 2 && o.strip_prefix('-').is_some_and(|r| r.starts_with(c)))
-    };
-    a.chars().skip(1).all(|c| c.is_ascii_digit() || listed(c))
+    a.chars()
+        .skip(1)
+        .all(|c| c.is_ascii_digit() || has_letter(p.flags, c) || has_letter(p.shell_opts, c))
 }
 
 /// A `NAME=VALUE` word given to a program (`env`, `sudo`, `export`): a variable that names a
