@@ -205,6 +205,21 @@ impl Engine {
         self.decide_guarded(&req.borrowed(), true)
     }
 
+    /// Decides a borrowed request and records how: [`decide_explained`](Engine::decide_explained)
+    /// for a [`RequestRef`].
+    ///
+    /// ```
+    /// let engine = toolgate::load::engine_from_str("p.policy", "tool t\nagent a { allow t }").unwrap();
+    /// let req = toolgate::Request::new("a", "t");
+    /// assert!(engine.decide_ref_explained(&req.borrowed()).explanation.is_some());
+    /// ```
+    pub fn decide_ref_explained<'r, A: JsonArgs<'r>>(
+        &self,
+        req: &RequestRef<'r, A>,
+    ) -> Decision<'_> {
+        self.decide_guarded(req, true)
+    }
+
     /// Decides one JSON request line; a malformed one is answered `bad_request`.
     ///
     /// ```

@@ -14,6 +14,21 @@ use serde_json::{Map, Value};
 /// ```
 pub const MAX_REQUEST_BYTES: usize = 1 << 20;
 
+/// The deepest nesting of arrays and objects a request may have, the request object included:
+/// `Request::from_json` refuses the next level (serde_json's recursion limit), and every host
+/// reading its own values refuses it too ([`crate::host::request::RequestReader`]).
+///
+/// # Example
+///
+/// ```
+/// use toolgate::engine::request::MAX_DEPTH;
+/// let nest = |levels: usize| format!(r#"{{"agent": "a", "tool": "t", "args": {{"p": {}1{}}}}}"#,
+///     "[".repeat(levels - 2), "]".repeat(levels - 2));
+/// assert!(toolgate::Request::from_json(&nest(MAX_DEPTH)).is_ok());
+/// assert!(toolgate::Request::from_json(&nest(MAX_DEPTH + 1)).is_err());
+/// ```
+pub const MAX_DEPTH: usize = 127;
+
 /// One tool call to decide.
 ///
 /// ```

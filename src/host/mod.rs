@@ -1,5 +1,7 @@
 //! The host API: what an agent runtime embeds around its tools.
 //!
+//! - [`request`]: reading a request from a host's own values (Python objects, JS values), with
+//!   the limits and answers every host shares; [`split_tool_name`] for `mcp__server__tool`.
 //! - [`PermissionSet`]: an immutable grant set (Hermes): `none()`, `all()`, a list, and
 //!   [`PermissionSet::grant`] returning a widened copy; `domain:*` covers actions declared
 //!   later; `*:action` is refused; membership is constant time.
@@ -12,10 +14,13 @@
 
 mod callback;
 mod permission_set;
+pub mod request;
 mod tool;
+mod tool_name;
 
 pub use callback::{PermissionResult, ToolCall};
 pub use permission_set::PermissionSet;
 pub use tool::{
     with_permissions, with_permissions_all, Guarded, PermissionDeniedError, Tool, ToolError,
 };
+pub use tool_name::{split_tool_name, MCP_PREFIX};
