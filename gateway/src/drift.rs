@@ -22,10 +22,9 @@ use toolgate::resolve::Policy;
 use toolgate::{Diagnostic, Diagnostics};
 
 use toolgate::resolve::{ArgType, BaseType};
+use toolgate::syntax::name_text;
 
-use crate::catalog::{
-    list_once, listed_twice, policy_name, schema_args, toml_key, tool_declaration,
-};
+use crate::catalog::{list_once, listed_twice, schema_args, toml_key, tool_declaration};
 use crate::config::Config;
 
 /// The closest candidate to `name`, the way `toolgate check` suggests names.
@@ -154,7 +153,7 @@ pub fn diagnose(
                             def.span,
                             format!("`{}.{}` requires argument `{arg}` upstream, which the catalog does not declare", server.name, def.name),
                         )
-                        .with_label(format!("add `{}` here", policy_name(arg))),
+                        .with_label(format!("add `{}` here", name_text(arg))),
                         did_you_mean(arg, params.iter().map(|p| p.name.as_str())),
                     ));
                 }
@@ -170,7 +169,7 @@ pub fn diagnose(
                                 format!("`{}.{}` declares `{}: {}`, but the upstream's inputSchema types it `{ty}`", server.name, def.name, p.name, p.ty),
                             )
                             .with_label("disagrees with the upstream schema")
-                            .with_help(format!("the upstream type is `{ty}`: write `{}{}: {ty}`", policy_name(&p.name), if p.optional { "?" } else { "" })),
+                            .with_help(format!("the upstream type is `{ty}`: write `{}{}: {ty}`", name_text(&p.name), if p.optional { "?" } else { "" })),
                         );
                     }
                 }
@@ -190,7 +189,7 @@ pub fn diagnose(
                             def.span,
                             format!("`{}.{}` declares `{}` required, but the upstream makes it optional", server.name, def.name, p.name),
                         )
-                        .with_help(format!("write `{}?`", policy_name(&p.name))),
+                        .with_help(format!("write `{}?`", name_text(&p.name))),
                     ),
                     _ => {}
                 }
