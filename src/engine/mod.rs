@@ -219,6 +219,24 @@ impl Engine {
         }
     }
 
+    /// Decides one request that is already a parsed JSON value, answering exactly as
+    /// [`Engine::decide_json`] answers the value's compact JSON text, without writing or
+    /// parsing that text again (see [`Request::from_json_value`]).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// let engine = toolgate::load::engine_from_str("p.policy", "tool t\nagent a { allow t }").unwrap();
+    /// for v in [json!({"agent": "a", "tool": "t"}), json!({"agent": "a", "tool": 5}), json!([1])] {
+    ///     assert_eq!(engine.decide_value(v.clone(), false), engine.decide_json(&v.to_string(), false));
+    /// }
+    /// ```
+    pub fn decide_value(&self, value: serde_json::Value, explain: bool) -> Decision<'_> {
+        match Request::from_json_value(value) {
+            Ok(req) => self.decide_guarded(&req.borrowed(), explain),
+            Err(bad) => self.bad_request(format!("bad request: {}", bad.message), bad.tool_use_id),
+        }
+    }
+
     fn decide_guarded<'r, A: JsonArgs<'r>>(
         &self,
         req: &RequestRef<'r, A>,
