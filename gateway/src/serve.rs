@@ -107,7 +107,7 @@ async fn tools(
     match engine.visible_tools(&caller.agent) {
         Some(list) => Json(json!({
             "agent": caller.agent,
-            "tools": list.iter().map(|t| json!({"server": t.server, "tool": t.tool, "name": t.to_string()})).collect::<Vec<_>>(),
+            "tools": toolgate::engine::tools_json(&list),
             "policy_hash": hash,
         }))
         .into_response(),

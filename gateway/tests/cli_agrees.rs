@@ -1,5 +1,6 @@
 //! The decision API answers as the command line does: `POST /v1/decide` gives the decision
-//! JSON `toolgate eval` gives for the same request, odd ones included. The command line is
+//! JSON `toolgate eval` gives for the same request, odd ones included, and `GET /v1/tools`
+//! lists the agent's tools exactly as `toolgate tools --format json` does. The command line is
 //! the `toolgate` executable beside the gateway's (`cargo build -p toolgate`, with `--release`
 //! for release tests), or `$TOOLGATE_BIN`.
 
@@ -129,7 +130,7 @@ fn with_agent(text: &str) -> String {
 }
 
 #[test]
-fn decide_answers_as_eval() {
+fn decide_answers_as_eval_and_tools_lists_as_tools() {
     let dir = tempfile::tempdir().unwrap();
     let tail = "[log]\ndecisions = \"off\"\n[limits]\nmax_body_bytes = 16777216\n";
     let (config, addr) = write_config(dir.path(), POLICY, tail);
@@ -165,5 +166,28 @@ fn decide_answers_as_eval() {
     let (status, got) = http(addr, "POST", "/v1/decide", &key, batch.as_bytes());
     assert_eq!((status, got), (200, Value::Array(want)));
 
+    let listed: Value = serde_json::from_str(&toolgate(
+        dir.path(),
+        &[
+            "tools",
+            dir.path().join("p.policy").to_str().unwrap(),
+            "--agent",
+            "a",
+            "--format",
+            "json",
+        ],
+    ))
+    .unwrap();
+    let (status, got) = http(addr, "GET", "/v1/tools", &key, b"");
+    assert_eq!(status, 200);
+    assert_eq!(got["tools"], listed);
+    assert_eq!(
+        listed,
+        serde_json::json!([
+            {"server": "git", "tool": "log", "name": "git.log"},
+            {"server": "my.srv", "tool": "a.b", "name": "my.srv.a.b"},
+            {"server": null, "tool": "t", "name": "t"},
+        ])
+    );
     drop(gw);
 }
