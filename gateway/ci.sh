@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${VENV:?set VENV to a Python 3.11 virtualenv}"
 
-cargo build --release -p toolgate-gateway
+# The toolgate CLI too: tests/cli_agrees.rs compares the decision API with it.
+cargo build --release -p toolgate -p toolgate-gateway
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r gateway/tests/requirements.txt
 
 # Release tests reuse the release build's dependencies (and argon2 runs at full speed).

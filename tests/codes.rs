@@ -1,6 +1,7 @@
 //! Every diagnostic code is declared once (`diagnostic::code`), registered (`lint::registry`),
 //! so it is documented in docs/lints.md or docs/language.md and reachable by
-//! `# toolgate: allow(...)`, and no stage writes a code as a string of its own.
+//! `# toolgate: allow(...)`, and no stage writes a code as a string of its own: neither the
+//! library nor the gateway (`gateway/src`, whose catalog drift codes are declared here too).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -40,9 +41,12 @@ fn code_literals(dir: &Path, out: &mut BTreeSet<(String, String)>) {
 
 #[test]
 fn no_code_is_written_outside_its_declaration() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut literals = BTreeSet::new();
-    code_literals(&src, &mut literals);
+    // The library, and the gateway (its drift codes are declared here too).
+    for dir in ["src", "gateway/src"] {
+        code_literals(&root.join(dir), &mut literals);
+    }
     // Bundle errors carry codes of their own (`toolgate::bundle::*`), not diagnostics.
     let stray: Vec<_> = literals
         .iter()
@@ -99,4 +103,36 @@ fn every_lint_is_its_declared_code() {
         let c = code::ALL.iter().find(|c| c.code == *code).unwrap();
         assert_eq!((c.severity, c.summary), (*severity, *summary));
     }
+}
+
+#[test]
+fn every_other_code_is_in_the_language_reference() {
+    let md =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/language.md"))
+            .unwrap();
+    let section = md
+        .split("\n## 17. Diagnostic codes")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("docs/language.md has section 17");
+    let missing: Vec<&str> = OTHER_CODES
+        .iter()
+        .map(|(c, _, _)| *c)
+        .filter(|c| !section.contains(&format!("| `{c}` |")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "not in docs/language.md section 17: {missing:?}"
+    );
+}
+
+#[test]
+fn the_gateway_drift_codes_are_registered() {
+    let drift: Vec<&str> = OTHER_CODES
+        .iter()
+        .map(|(c, _, _)| *c)
+        .filter(|c| c.starts_with("toolgate::drift_"))
+        .collect();
+    assert_eq!(drift.len(), 9, "{drift:?}");
+    assert!(drift.contains(&code::DRIFT_TOOL_NAME_COLLISION.code));
 }

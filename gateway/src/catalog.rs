@@ -6,8 +6,8 @@
 //! no catalog equivalent (a union, `null`, no `type` at all) is printed untyped, which the
 //! language reads as `any`. An argument the schema does not require is printed `name?`.
 //! Required arguments come first. Names the language does not accept bare (`git.status`,
-//! `has space`, `héllo`, `1st-tool`) are printed quoted ([`policy_name`]), the server name too;
-//! a tool the upstream lists twice is printed once, with a comment saying so.
+//! `has space`, `héllo`, `1st-tool`) are printed quoted ([`toolgate::syntax::name_text`]), the
+//! server name too; a tool the upstream lists twice is printed once, with a comment saying so.
 
 use std::path::Path;
 use std::time::Duration;
@@ -16,6 +16,7 @@ use rmcp::model::Tool;
 use serde_json::Value;
 use toolgate::resolve::arg_type::MAX_ARRAY_DEPTH;
 use toolgate::resolve::{ArgType, BaseType};
+use toolgate::syntax::{name_text, quoted};
 
 use crate::config::{Config, UpstreamSpec};
 use crate::upstream::Upstream;
@@ -38,7 +39,7 @@ impl SchemaArg {
     /// The argument as a catalog declares it: `name`, `name?`, `name: type`, `name?: type`.
     pub fn declaration(&self) -> String {
         let mark = if self.required { "" } else { "?" };
-        let name = policy_name(&self.name);
+        let name = name_text(&self.name);
         match self.ty {
             Some(t) => format!("{name}{mark}: {t}"),
             None => format!("{name}{mark}"),
@@ -127,42 +128,7 @@ pub fn declared_args(tool: &Tool) -> String {
 
 /// The declaration of one tool, `tool NAME(ARGS)`, as `toolgate check` accepts it.
 pub fn tool_declaration(tool: &Tool) -> String {
-    format!("tool {}({})", policy_name(&tool.name), declared_args(tool))
-}
-
-/// True when the policy language accepts `s` as a bare name: `[A-Za-z_][A-Za-z0-9_-]*`.
-pub fn is_bare_name(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
-/// A name as policy text: bare when the language accepts it so, otherwise a quoted string with
-/// JSON escapes (`git_log`, `"git.status"`, `"has space"`, `"1st-tool"`).
-///
-/// # Example
-///
-/// ```
-/// use toolgate_gateway::catalog::policy_name;
-/// assert_eq!(policy_name("git_log"), "git_log");
-/// assert_eq!(policy_name("git.status"), "\"git.status\"");
-/// assert_eq!(policy_name("a\"b"), "\"a\\\"b\"");
-/// ```
-pub fn policy_name(name: &str) -> String {
-    if is_bare_name(name) {
-        name.to_string()
-    } else {
-        json_string(name)
-    }
-}
-
-/// `s` as a double-quoted string with JSON escapes, DEL escaped too (TOML requires it).
-fn json_string(s: &str) -> String {
-    serde_json::to_string(s)
-        .unwrap_or_default()
-        .replace('\u{7f}', "\\u007f")
+    format!("tool {}({})", name_text(&tool.name), declared_args(tool))
 }
 
 /// A name as a TOML key: bare when TOML accepts it so (`[A-Za-z0-9_-]+`), otherwise quoted
@@ -175,7 +141,7 @@ pub fn toml_key(name: &str) -> String {
     {
         name.to_string()
     } else {
-        json_string(name)
+        quoted(name)
     }
 }
 
@@ -195,7 +161,7 @@ pub fn listed_twice(tools: &[Tool]) -> Vec<&str> {
 /// The declaration of one server's tools. A tool listed twice is declared once (the first
 /// listing), with a comment saying so; a tool with an empty name is skipped with a comment.
 pub fn render_server(server: &str, tools: &[Tool]) -> String {
-    let mut out = format!("server {} {{\n", policy_name(server));
+    let mut out = format!("server {} {{\n", name_text(server));
     let twice = listed_twice(tools);
     let mut printed = std::collections::HashSet::new();
     for t in tools {

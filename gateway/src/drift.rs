@@ -17,14 +17,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rmcp::model::Tool;
+use toolgate::diagnostic::code;
 use toolgate::resolve::Policy;
 use toolgate::{Diagnostic, Diagnostics};
 
 use toolgate::resolve::{ArgType, BaseType};
+use toolgate::syntax::name_text;
 
-use crate::catalog::{
-    list_once, listed_twice, policy_name, schema_args, toml_key, tool_declaration,
-};
+use crate::catalog::{list_once, listed_twice, schema_args, toml_key, tool_declaration};
 use crate::config::Config;
 
 /// The closest candidate to `name`, the way `toolgate check` suggests names.
@@ -100,7 +100,7 @@ pub fn diagnose(
             .map(|o| o.2);
         if let Some(span) = span {
             out.push(
-                Diagnostic::error("toolgate::drift_tool_name_collision", span, c.message())
+                Diagnostic::new(&code::DRIFT_TOOL_NAME_COLLISION, span, c.message())
                     .with_label(format!("`{}` also names another upstream's tool", c.name)),
             );
         }
@@ -114,8 +114,8 @@ pub fn diagnose(
         let Some(Some(tools)) = upstream_tools.get(&server.name) else {
             if !upstream_tools.contains_key(&server.name) {
                 out.push(with_suggestion(
-                    Diagnostic::error(
-                        "toolgate::drift_server_without_upstream",
+                    Diagnostic::new(
+                        &code::DRIFT_SERVER_WITHOUT_UPSTREAM,
                         server.span,
                         format!(
                             "server `{}` has no `[upstream.{}]` in the gateway config",
@@ -132,8 +132,8 @@ pub fn diagnose(
         for def in &declared {
             let Some(up) = tools.iter().find(|t| t.name == def.name) else {
                 out.push(with_suggestion(
-                    Diagnostic::error(
-                        "toolgate::drift_tool_missing_upstream",
+                    Diagnostic::new(
+                        &code::DRIFT_TOOL_MISSING_UPSTREAM,
                         def.span,
                         format!("upstream `{}` has no tool `{}`", server.name, def.name),
                     )
@@ -148,12 +148,12 @@ pub fn diagnose(
                 let (arg, required) = (&arg.name, arg.required);
                 if required && params.iter().all(|p| &p.name != arg) {
                     out.push(with_suggestion(
-                        Diagnostic::error(
-                            "toolgate::drift_required_argument_undeclared",
+                        Diagnostic::new(
+                            &code::DRIFT_REQUIRED_ARGUMENT_UNDECLARED,
                             def.span,
                             format!("`{}.{}` requires argument `{arg}` upstream, which the catalog does not declare", server.name, def.name),
                         )
-                        .with_label(format!("add `{}` here", policy_name(arg))),
+                        .with_label(format!("add `{}` here", name_text(arg))),
                         did_you_mean(arg, params.iter().map(|p| p.name.as_str())),
                     ));
                 }
@@ -163,20 +163,20 @@ pub fn diagnose(
                 if let Some(ty) = upstream.and_then(|a| a.ty) {
                     if !p.ty.is_any() && !types_agree(p.ty, ty) {
                         out.push(
-                            Diagnostic::warning(
-                                "toolgate::drift_argument_type",
+                            Diagnostic::new(
+                                &code::DRIFT_ARGUMENT_TYPE,
                                 p.ty_span.unwrap_or(def.span),
                                 format!("`{}.{}` declares `{}: {}`, but the upstream's inputSchema types it `{ty}`", server.name, def.name, p.name, p.ty),
                             )
                             .with_label("disagrees with the upstream schema")
-                            .with_help(format!("the upstream type is `{ty}`: write `{}{}: {ty}`", policy_name(&p.name), if p.optional { "?" } else { "" })),
+                            .with_help(format!("the upstream type is `{ty}`: write `{}{}: {ty}`", name_text(&p.name), if p.optional { "?" } else { "" })),
                         );
                     }
                 }
                 match upstream.map(|a| a.required) {
                     None => out.push(with_suggestion(
-                        Diagnostic::warning(
-                            "toolgate::drift_argument_not_in_schema",
+                        Diagnostic::new(
+                            &code::DRIFT_ARGUMENT_NOT_IN_SCHEMA,
                             def.span,
                             format!("`{}.{}` declares argument `{}`, which the upstream's inputSchema lacks", server.name, def.name, p.name),
                         )
@@ -184,12 +184,12 @@ pub fn diagnose(
                         did_you_mean(&p.name, schema.iter().map(|a| a.name.as_str())),
                     )),
                     Some(false) if !p.optional => out.push(
-                        Diagnostic::warning(
-                            "toolgate::drift_argument_optionality",
+                        Diagnostic::new(
+                            &code::DRIFT_ARGUMENT_OPTIONALITY,
                             def.span,
                             format!("`{}.{}` declares `{}` required, but the upstream makes it optional", server.name, def.name, p.name),
                         )
-                        .with_help(format!("write `{}?`", policy_name(&p.name))),
+                        .with_help(format!("write `{}?`", name_text(&p.name))),
                     ),
                     _ => {}
                 }
@@ -197,8 +197,8 @@ pub fn diagnose(
         }
         for name in listed_twice(tools) {
             out.push(
-                Diagnostic::warning(
-                    "toolgate::drift_tool_listed_twice",
+                Diagnostic::new(
+                    &code::DRIFT_TOOL_LISTED_TWICE,
                     server.span,
                     format!(
                         "upstream `{}` lists tool `{}` more than once; the gateway uses its first listing",
@@ -214,8 +214,8 @@ pub fn diagnose(
             let name: &str = t.name.as_ref();
             if declared.iter().all(|d| d.name != t.name) && reported.insert(name) {
                 let declaration = tool_declaration(t);
-                let d = Diagnostic::warning(
-                    "toolgate::drift_tool_not_in_catalog",
+                let d = Diagnostic::new(
+                    &code::DRIFT_TOOL_NOT_IN_CATALOG,
                     server.span,
                     format!("upstream `{}` offers tool `{}`, which the catalog lacks (it is never listed or callable)", server.name, t.name),
                 )
@@ -334,38 +334,38 @@ mod tests {
             |code: &str, help: &str| codes.iter().any(|(c, h)| *c == code && h.contains(help));
         assert!(
             has(
-                "toolgate::drift_tool_missing_upstream",
+                code::DRIFT_TOOL_MISSING_UPSTREAM.code,
                 "did you mean `git_log`?"
             ),
             "{codes:?}"
         );
         assert!(
             has(
-                "toolgate::drift_tool_not_in_catalog",
+                code::DRIFT_TOOL_NOT_IN_CATALOG.code,
                 "did you mean `git_logg`?"
             ),
             "{codes:?}"
         );
         assert!(
             has(
-                "toolgate::drift_required_argument_undeclared",
+                code::DRIFT_REQUIRED_ARGUMENT_UNDECLARED.code,
                 "did you mean `repo_pth`?"
             ),
             "{codes:?}"
         );
         assert!(
             has(
-                "toolgate::drift_argument_not_in_schema",
+                code::DRIFT_ARGUMENT_NOT_IN_SCHEMA.code,
                 "did you mean `repo_path`?"
             ),
             "{codes:?}"
         );
         assert!(
-            has("toolgate::drift_argument_optionality", "`revision?`"),
+            has(code::DRIFT_ARGUMENT_OPTIONALITY.code, "`revision?`"),
             "{codes:?}"
         );
         assert!(
-            has("toolgate::drift_server_without_upstream", ""),
+            has(code::DRIFT_SERVER_WITHOUT_UPSTREAM.code, ""),
             "{codes:?}"
         );
         assert_eq!(codes.len(), 7, "{codes:?}");
@@ -397,7 +397,7 @@ mod tests {
         let found = diagnose(&policy, &ups);
         let typed: Vec<&Diagnostic> = found
             .iter()
-            .filter(|d| d.code == "toolgate::drift_argument_type")
+            .filter(|d| d.code == code::DRIFT_ARGUMENT_TYPE.code)
             .collect();
         // Only `max_count` disagrees: `path` is a string, `since` has no single type upstream,
         // `array` holds any element, and an untyped `flag` checks nothing.
@@ -437,7 +437,7 @@ mod tests {
         let found = diagnose(&policy, &ups);
         let hits: Vec<&Diagnostic> = found
             .iter()
-            .filter(|d| d.code == "toolgate::drift_tool_name_collision")
+            .filter(|d| d.code == code::DRIFT_TOOL_NAME_COLLISION.code)
             .collect();
         assert_eq!(hits.len(), 1, "{:?}", found.iter().collect::<Vec<_>>());
         assert_eq!(hits[0].severity, toolgate::Severity::Error);

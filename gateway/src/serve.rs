@@ -30,7 +30,8 @@ pub async fn healthz(State(shared): State<Arc<Shared>>) -> Response {
     Json(json!({"ok": true, "policy_hash": shared.engine().policy_hash()})).into_response()
 }
 
-/// Decides one request value for the caller, the way `toolgate eval` decides a line.
+/// Decides one request value for the caller, the way `toolgate eval` decides a line (the
+/// key's agent filled in when the request omits it).
 pub fn decide_value(engine: &Engine, caller: &Caller, mut value: Value) -> Value {
     let tool_use_id = value
         .get("tool_use_id")
@@ -51,8 +52,9 @@ pub fn decide_value(engine: &Engine, caller: &Caller, mut value: Value) -> Value
             }
         }
     }
-    let line = serde_json::to_string(&value).unwrap_or_default();
-    serde_json::to_value(engine.decide_json(&line, false)).unwrap_or(Value::Null)
+    // The value is decided as it is: `decide_value` answers exactly as `decide_json` answers
+    // its text (the size limit included), without writing and parsing that text again.
+    serde_json::to_value(engine.decide_value(value, false)).unwrap_or(Value::Null)
 }
 
 /// `POST /v1/decide`: one request object, or an array of them answered in order.
@@ -105,7 +107,7 @@ async fn tools(
     match engine.visible_tools(&caller.agent) {
         Some(list) => Json(json!({
             "agent": caller.agent,
-            "tools": list.iter().map(|t| json!({"server": t.server, "tool": t.tool, "name": t.to_string()})).collect::<Vec<_>>(),
+            "tools": toolgate::engine::tools_json(&list),
             "policy_hash": hash,
         }))
         .into_response(),

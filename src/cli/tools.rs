@@ -8,7 +8,8 @@ use std::path::PathBuf;
 pub enum Format {
     /// One tool per line (`server.tool`, or the host tool's name)
     Text,
-    /// `[{"server": ..., "tool": ...}]` (`server` null for host tools)
+    /// `[{"name": ..., "server": ..., "tool": ...}]` (`server` null for host tools), the
+    /// gateway's `/v1/tools` listing
     Json,
 }
 
@@ -53,13 +54,7 @@ pub fn run(args: Args) -> Exit {
                 println!("{t}");
             }
         }
-        Format::Json => match serde_json::to_string(&tools) {
-            Ok(s) => println!("{s}"),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Exit::Failure;
-            }
-        },
+        Format::Json => println!("{}", toolgate::engine::tools_json(&tools)),
     }
     Exit::Ok
 }

@@ -1,7 +1,8 @@
 //! Every diagnostic code toolgate reports, declared once: its name, severity and one-line
-//! summary. Every stage (syntax, resolve, compile, lint, testing, load) builds its
-//! diagnostics from these constants with [`Diagnostic::new`](super::Diagnostic::new); the lints
-//! of [`crate::lint::rules`] document theirs, and [`crate::lint::registry`] lists them all.
+//! summary. Every stage (syntax, resolve, compile, lint, testing, load, and the gateway's drift
+//! check) builds its diagnostics from these constants with
+//! [`Diagnostic::new`](super::Diagnostic::new); the lints of [`crate::lint::rules`] document
+//! theirs, and [`crate::lint::registry`] lists them all.
 
 use super::Severity;
 
@@ -106,4 +107,15 @@ codes! {
     AUTOMATON_BUILD = ("automaton_build", Error, "the patterns on one argument cannot be compiled together");
     INTERNAL_ERROR = ("internal_error", Error, "the compiled policy failed its own validation (a bug in toolgate)");
     TEST_FAILED = ("test_failed", Error, "a test expectation did not hold");
+    // The gateway's catalog drift (`toolgate-gateway check --against`): docs/language.md
+    // section 17 and gateway/README.md.
+    DRIFT_TOOL_MISSING_UPSTREAM = ("drift_tool_missing_upstream", Error, "the catalog declares a tool its server's upstream does not offer");
+    DRIFT_TOOL_NOT_IN_CATALOG = ("drift_tool_not_in_catalog", Warning, "an upstream offers a tool the catalog does not declare, so it is never listed or callable");
+    DRIFT_REQUIRED_ARGUMENT_UNDECLARED = ("drift_required_argument_undeclared", Error, "an upstream's inputSchema requires an argument the catalog does not declare");
+    DRIFT_ARGUMENT_NOT_IN_SCHEMA = ("drift_argument_not_in_schema", Warning, "the catalog declares an argument the upstream's inputSchema lacks");
+    DRIFT_ARGUMENT_OPTIONALITY = ("drift_argument_optionality", Warning, "the catalog requires an argument the upstream's inputSchema makes optional");
+    DRIFT_ARGUMENT_TYPE = ("drift_argument_type", Warning, "a declared argument type disagrees with the type the upstream's inputSchema states");
+    DRIFT_SERVER_WITHOUT_UPSTREAM = ("drift_server_without_upstream", Error, "a server of the policy has no upstream in the gateway config");
+    DRIFT_TOOL_NAME_COLLISION = ("drift_tool_name_collision", Error, "one name the gateway shows would reach two tools the upstreams offer");
+    DRIFT_TOOL_LISTED_TWICE = ("drift_tool_listed_twice", Warning, "an upstream lists a tool more than once");
 }

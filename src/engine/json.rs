@@ -1,9 +1,14 @@
 //! Strict JSON parsing for requests: like `serde_json::from_str`, but a duplicate key in any
 //! object is an error (two readers of the same request must never see different arguments).
 
+use super::request::{BadRequest, Request, MAX_REQUEST_BYTES};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use std::fmt;
+
+/// serde_json's recursion limit, which request parsing keeps: the 128th array or object
+/// nested in another is refused.
+const RECURSION_LIMIT: usize = 128;
 
 /// Parses `text` as one JSON value, refusing duplicate object keys.
 ///
@@ -90,6 +95,147 @@ impl<'de> Visitor<'de> for StrictVisitor {
         }
         Ok(Value::Object(out))
     }
+}
+
+impl Request {
+    /// Reads a request that is already a parsed JSON value, with exactly
+    /// [`Request::from_json`]'s checks and answers for the value's compact JSON text
+    /// (`serde_json::to_string(&value)`), without writing or parsing that text: refused when
+    /// the text would be over [`MAX_REQUEST_BYTES`] or nest arrays and objects deeper than
+    /// the parser allows, then the fields are read as [`Request::from_value`] reads them. (A
+    /// value cannot hold a duplicate key.) A host that has parsed a body once decides each
+    /// request in it without parsing again.
+    ///
+    /// # Errors
+    ///
+    /// A [`BadRequest`], the one `from_json` gives for the value's text.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolgate::Request;
+    /// let v = json!({"agent": "a", "tool": "t", "args": {"p": [1, 2]}, "meta": null});
+    /// assert_eq!(Request::from_json_value(v.clone()), Request::from_json(&v.to_string()));
+    /// let big = json!({"agent": "a", "tool": "t", "args": {"p": "x".repeat(1 << 20)}});
+    /// let e = Request::from_json_value(big.clone()).unwrap_err();
+    /// assert_eq!(Err(e), Request::from_json(&big.to_string()));
+    /// ```
+    pub fn from_json_value(value: Value) -> Result<Request, BadRequest> {
+        let text = text_shape(&value);
+        if text.len > MAX_REQUEST_BYTES {
+            return Err(BadRequest::too_large(text.len));
+        }
+        if let Some(offset) = text.too_deep_at {
+            // The parser's own message: it stops before the opening bracket, columns from 1.
+            return Err(BadRequest {
+                message: format!(
+                    "invalid JSON: recursion limit exceeded at line 1 column {}",
+                    offset + 1
+                ),
+                tool_use_id: None,
+            });
+        }
+        Request::from_value(value)
+    }
+}
+
+/// What the compact JSON text of a value would be like, measured without writing it.
+struct TextShape {
+    /// Its length in bytes.
+    len: usize,
+    /// The byte offset of the first opening bracket nested too deep for the parser.
+    too_deep_at: Option<usize>,
+}
+
+/// Counts the bytes written to it.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 = self.0.saturating_add(buf.len());
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The length of one scalar's or key's compact JSON text, as serde_json writes it.
+fn scalar_len<T: serde::Serialize + ?Sized>(v: &T) -> usize {
+    let mut c = Counter(0);
+    // Writing a scalar to a counter cannot fail.
+    let _ = serde_json::to_writer(&mut c, v);
+    c.0
+}
+
+/// An array or object being measured: what comes before each element (`,`, and an object's
+/// key and `:`) and the element.
+enum Open<'a> {
+    Array(std::slice::Iter<'a, Value>, bool),
+    Object(serde_json::map::Iter<'a>, bool),
+}
+
+/// Measures `value`'s compact JSON text in the order serde_json writes it, with an explicit
+/// stack: no recursion, so any depth is measured without exhausting the thread's stack.
+fn text_shape(value: &Value) -> TextShape {
+    let mut len = 0usize;
+    let mut too_deep_at = None;
+    let mut stack: Vec<Open<'_>> = Vec::new();
+    let mut next = Some(value);
+    loop {
+        if let Some(v) = next.take() {
+            let open = match v {
+                Value::Array(items) => Some(Open::Array(items.iter(), true)),
+                Value::Object(map) => Some(Open::Object(map.iter(), true)),
+                Value::Null => {
+                    len = len.saturating_add(4);
+                    None
+                }
+                Value::Bool(b) => {
+                    len = len.saturating_add(if *b { 4 } else { 5 });
+                    None
+                }
+                Value::Number(n) => {
+                    len = len.saturating_add(scalar_len(n));
+                    None
+                }
+                Value::String(s) => {
+                    len = len.saturating_add(scalar_len(s.as_str()));
+                    None
+                }
+            };
+            if let Some(open) = open {
+                if stack.len() + 1 >= RECURSION_LIMIT && too_deep_at.is_none() {
+                    too_deep_at = Some(len);
+                }
+                len = len.saturating_add(1);
+                stack.push(open);
+            }
+        }
+        let Some(top) = stack.last_mut() else {
+            break;
+        };
+        let (item, first) = match top {
+            Open::Array(items, first) => (items.next().map(|v| (0, v)), first),
+            Open::Object(entries, first) => (
+                entries.next().map(|(k, v)| (scalar_len(k.as_str()) + 1, v)),
+                first,
+            ),
+        };
+        match item {
+            Some((key_len, v)) => {
+                len = len.saturating_add(key_len + usize::from(!*first));
+                *first = false;
+                next = Some(v);
+            }
+            None => {
+                len = len.saturating_add(1);
+                stack.pop();
+            }
+        }
+    }
+    TextShape { len, too_deep_at }
 }
 
 /// The top-level fields of a request object, parsed strictly but not yet type-checked; the

@@ -34,12 +34,59 @@ use std::borrow::Cow;
 /// assert_eq!((tools[0].server.as_deref(), tools[0].tool.as_str()), (Some("git"), "log"));
 /// assert_eq!((tools.len(), tools[0].to_string()), (1, "git.log".to_string()));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VisibleTool {
     /// The server, or `None` for a host tool.
     pub server: Option<String>,
     /// The tool's name.
     pub tool: String,
+}
+
+impl VisibleTool {
+    /// This tool's entry in [`tools_json`]: `{"server", "tool", "name"}`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let t = toolgate::VisibleTool { server: Some("git".into()), tool: "log".into() };
+    /// assert_eq!(t.to_json(), serde_json::json!({"server": "git", "tool": "log", "name": "git.log"}));
+    /// ```
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "server": self.server,
+            "tool": self.tool,
+            "name": self.to_string(),
+        })
+    }
+}
+
+/// Serialized as [`VisibleTool::to_json`].
+impl serde::Serialize for VisibleTool {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+/// The JSON form of an agent's tool listing, one shape for every host (`toolgate tools
+/// --format json` and the gateway's `GET /v1/tools`): an array of `{"server", "tool", "name"}`
+/// in listing order. `server` is `null` for a host tool. `name` is the line the text listing
+/// prints (`git.git_log`, or a host tool's `Bash`), kept because it is the more useful field:
+/// a client shows, compares or logs a tool by one string without rebuilding the `server.tool`
+/// form or special-casing host tools. `server` and `tool` stay for a client that routes a
+/// call: a server or tool name may itself hold a `.`, so `name` cannot be split back.
+///
+/// # Example
+///
+/// ```
+/// let engine = toolgate::load::engine_from_str("p.policy", "server git { tool log }\ntool Bash\nagent a { allow git.log\n allow Bash }").unwrap();
+/// let listing = toolgate::engine::tools_json(&engine.visible_tools("a").unwrap());
+/// assert_eq!(listing, serde_json::json!([
+///     {"server": "git", "tool": "log", "name": "git.log"},
+///     {"server": null, "tool": "Bash", "name": "Bash"},
+/// ]));
+/// ```
+pub fn tools_json(tools: &[VisibleTool]) -> serde_json::Value {
+    serde_json::Value::Array(tools.iter().map(VisibleTool::to_json).collect())
 }
 
 impl std::fmt::Display for VisibleTool {
@@ -229,6 +276,24 @@ impl Engine {
     /// ```
     pub fn decide_json(&self, line: &str, explain: bool) -> Decision<'_> {
         match Request::from_json(line) {
+            Ok(req) => self.decide_guarded(&req.borrowed(), explain),
+            Err(bad) => self.bad_request(format!("bad request: {}", bad.message), bad.tool_use_id),
+        }
+    }
+
+    /// Decides one request that is already a parsed JSON value, answering exactly as
+    /// [`Engine::decide_json`] answers the value's compact JSON text, without writing or
+    /// parsing that text again (see [`Request::from_json_value`]).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// let engine = toolgate::load::engine_from_str("p.policy", "tool t\nagent a { allow t }").unwrap();
+    /// for v in [json!({"agent": "a", "tool": "t"}), json!({"agent": "a", "tool": 5}), json!([1])] {
+    ///     assert_eq!(engine.decide_value(v.clone(), false), engine.decide_json(&v.to_string(), false));
+    /// }
+    /// ```
+    pub fn decide_value(&self, value: serde_json::Value, explain: bool) -> Decision<'_> {
+        match Request::from_json_value(value) {
             Ok(req) => self.decide_guarded(&req.borrowed(), explain),
             Err(bad) => self.bad_request(format!("bad request: {}", bad.message), bad.tool_use_id),
         }

@@ -45,9 +45,9 @@ pub static LINTS: &[&Lint] = &[
     &wildcard_domain::WILDCARD_DOMAIN,
 ];
 
-/// The other diagnostic codes (syntax, limits, tests), which have no lint file: code,
-/// severity, one-line description, from their declarations in [`crate::diagnostic::code`].
-/// docs/language.md section 17 describes them.
+/// The other diagnostic codes (syntax, limits, tests, the gateway's catalog drift), which have
+/// no lint file: code, severity, one-line description, from their declarations in
+/// [`crate::diagnostic::code`]. docs/language.md section 17 describes them.
 pub static OTHER_CODES: &[(&str, Severity, &str)] = &[
     other(code::SYNTAX),
     other(code::INVALID_ESCAPE),
@@ -65,6 +65,15 @@ pub static OTHER_CODES: &[(&str, Severity, &str)] = &[
     other(code::AUTOMATON_BUILD),
     other(code::INTERNAL_ERROR),
     other(code::TEST_FAILED),
+    other(code::DRIFT_TOOL_MISSING_UPSTREAM),
+    other(code::DRIFT_TOOL_NOT_IN_CATALOG),
+    other(code::DRIFT_REQUIRED_ARGUMENT_UNDECLARED),
+    other(code::DRIFT_ARGUMENT_NOT_IN_SCHEMA),
+    other(code::DRIFT_ARGUMENT_OPTIONALITY),
+    other(code::DRIFT_ARGUMENT_TYPE),
+    other(code::DRIFT_SERVER_WITHOUT_UPSTREAM),
+    other(code::DRIFT_TOOL_NAME_COLLISION),
+    other(code::DRIFT_TOOL_LISTED_TWICE),
 ];
 
 /// A code's registry entry.
@@ -111,7 +120,7 @@ pub fn markdown() -> String {
         "`toolgate check` reports every problem it finds in a policy. Errors make the policy \
 unloadable (every command refuses it); warnings are reported by `check`, and `--deny-warnings` \
 makes them fail the run. Every diagnostic has a stable code `toolgate::<name>`; the codes not \
-listed here (syntax, limits, tests) are in [language.md, section 17](language.md#17-diagnostic-codes).\n\n",
+listed here (syntax, limits, tests, the gateway's catalog drift) are in [language.md, section 17](language.md#17-diagnostic-codes).\n\n",
     );
     s.push_str("## Silencing a warning\n\n");
     s.push_str(

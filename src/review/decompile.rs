@@ -43,6 +43,7 @@ use crate::program::Program;
 use crate::resolve::Policy;
 use crate::source::SourceMap;
 use crate::syntax::ast::Effect;
+use crate::syntax::{name_text, quoted};
 use crate::{Engine, RuleRef};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -124,25 +125,6 @@ impl Writer {
     }
 }
 
-/// A name as the grammar reads it: bare when it is an identifier, else a string literal.
-fn name(s: &str) -> String {
-    let mut chars = s.chars();
-    let ident = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if ident {
-        s.to_string()
-    } else {
-        string(s)
-    }
-}
-
-/// A string literal (JSON escapes, which the grammar reads).
-fn string(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
-}
-
 /// The server and tool declarations.
 fn catalog(program: &Program, out: &mut Writer) -> Result<(), Refusal> {
     let Some(cat) = &program.catalog else {
@@ -158,7 +140,7 @@ fn catalog(program: &Program, out: &mut Writer) -> Result<(), Refusal> {
         .filter_map(|a| a.path.first().map(String::as_str))
         .collect();
     let decl = |t: crate::program::catalog::Tool<'_>| -> Result<String, Refusal> {
-        let mut s = format!("tool {}", name(t.name()));
+        let mut s = format!("tool {}", name_text(t.name()));
         let type_of = |arg: &str| t.typed().find(|(n, _)| *n == arg).map(|(_, ty)| ty);
         let mut params: Vec<String> = Vec::new();
         // Both lists are in declaration order, which decides which missing or ill-typed
@@ -169,15 +151,15 @@ fn catalog(program: &Program, out: &mut Writer) -> Result<(), Refusal> {
             let required = |a: &str| t.required().any(|x| x == a);
             match (r.peek(), ty.peek()) {
                 (Some(a), _) if type_of(a).is_none() => {
-                    params.push(name(a));
+                    params.push(name_text(a));
                     r.next();
                 }
                 (_, Some((a, typ))) if !required(a) => {
-                    params.push(format!("{}?: {typ}", name(a)));
+                    params.push(format!("{}?: {typ}", name_text(a)));
                     ty.next();
                 }
                 (Some(a), Some((b, typ))) if a == b => {
-                    params.push(format!("{}: {typ}", name(a)));
+                    params.push(format!("{}: {typ}", name_text(a)));
                     r.next();
                     ty.next();
                 }
@@ -193,7 +175,7 @@ fn catalog(program: &Program, out: &mut Writer) -> Result<(), Refusal> {
         if !params.is_empty() {
             let known = |a: &str| t.required().any(|r| r == a) || type_of(a).is_some();
             for arg in constrained.iter().filter(|a| !known(a)) {
-                params.push(format!("{}?", name(arg)));
+                params.push(format!("{}?", name_text(arg)));
             }
             let _ = write!(s, "({})", params.join(", "));
         }
@@ -224,7 +206,7 @@ fn catalog(program: &Program, out: &mut Writer) -> Result<(), Refusal> {
                     .servers
                     .get(s.index())
                     .ok_or_else(|| Refusal("a tool's server is out of range".into()))?;
-                out.line(&format!("server {} {{", name(server)));
+                out.line(&format!("server {} {{", name_text(server)));
                 for u in cat.tools().filter(|u| u.server_id() == Some(s)) {
                     out.line(&format!("  {}", decl(u)?));
                 }
@@ -235,7 +217,7 @@ fn catalog(program: &Program, out: &mut Writer) -> Result<(), Refusal> {
     }
     for (s, server) in cat.servers.iter().enumerate() {
         if !written.contains(&s) {
-            out.line(&format!("server {} {{\n}}", name(server)));
+            out.line(&format!("server {} {{\n}}", name_text(server)));
         }
     }
     Ok(())
@@ -246,7 +228,7 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
     let Some(agent) = program.agents.get(a) else {
         return Ok(());
     };
-    out.line(&format!("agent {} {{", name(&agent.name)));
+    out.line(&format!("agent {} {{", name_text(&agent.name)));
     let mut grants: Vec<String> = Vec::new();
     let granted = program
         .grants
@@ -315,7 +297,7 @@ fn agent(program: &Program, a: usize, out: &mut Writer) -> Result<(), Refusal> {
             let _ = write!(s, " where {}", conds.join(" and "));
         }
         if info.effect == Effect::Deny && rule.message != compiled_message(info) {
-            let _ = write!(s, " because {}", string(rule.message));
+            let _ = write!(s, " because {}", quoted(rule.message));
         }
         out.rules_by_line.insert(out.line + 1, (*info).clone());
         out.line(&s);

@@ -6,7 +6,9 @@
 pub mod ast;
 mod error;
 pub mod literal;
+mod name;
 mod parser;
 pub(crate) mod same;
 
+pub use name::{is_ident, name_text, quoted};
 pub use parser::parse_file;
