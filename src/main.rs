@@ -19,6 +19,7 @@ const ARENA_PURGE_MULT: libmimalloc_sys::mi_option_t = 24;
 /// while the program is built, and without this the peak RSS varied from 241 to 277 MB from
 /// run to run. Left alone when the option does not read its default (10), e.g. when
 /// `MIMALLOC_ARENA_PURGE_MULT` sets it.
+#[allow(unsafe_code)] // two mimalloc option calls, explained below
 fn tune_allocator() {
     // SAFETY: mimalloc's option functions take any option index (an unknown one is
     // reported, never dereferenced) and may be called at any time from any thread.
