@@ -1,4 +1,5 @@
-//! The `toolgate` command line.
+//! The `toolgate` command line, on the `toolgate` library: a host that embeds the library
+//! compiles none of clap, the allocator or this crate.
 
 // Like the library: no unwrap, expect or panic on what a user controls.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -32,8 +33,7 @@ fn tune_allocator() {
 
 fn main() {
     tune_allocator();
-    std::process::exit(toolgate_cli::run());
+    std::process::exit(cli::run());
 }
 
-#[path = "cli/mod.rs"]
-mod toolgate_cli;
+mod cli;
