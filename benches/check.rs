@@ -16,6 +16,9 @@
 //!
 //! Run: `cargo bench --bench check`.
 
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use std::time::Duration;
 use toolgate::source::SourceMap;

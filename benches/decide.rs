@@ -9,6 +9,9 @@
 //!
 //! Run: `cargo bench --bench decide` (add `-- deep` or `-- wide` to filter).
 
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use serde_json::json;
 use std::time::Duration;

@@ -3,6 +3,9 @@
 //!
 //! Run: `cargo bench --bench load_vs_compile`.
 
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use std::time::Duration;
 use toolgate::Engine;

@@ -10,6 +10,9 @@
 //!
 //! Run: `cargo bench --bench per_tool`.
 
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use serde_json::json;
 use toolgate::{Engine, Request};

@@ -13,6 +13,9 @@
 //!
 //! Run: `cargo bench --bench regex`.
 
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use serde_json::json;
 use std::time::Duration;

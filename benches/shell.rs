@@ -9,6 +9,9 @@
 //! Run: `cargo bench --bench shell`. Target: each under 1 µs. The cases are in
 //! `support/shell_cases.rs`; `benches/shell_cost.rs` counts their allocations and instructions.
 
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use std::time::Duration;
 

@@ -27,6 +27,7 @@ fn chunk(size: usize) -> usize {
     (size + 8).div_ceil(16).max(2) * 16
 }
 
+#[allow(unsafe_code)] // a counting allocator forwards to the system one
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         LIVE.fetch_add(layout.size(), Ordering::Relaxed);

@@ -41,7 +41,7 @@
 //! assert_eq!(no.reason.as_str(), "no_matching_rule");
 //! ```
 
-#![deny(missing_docs)]
+// `missing_docs` and `unsafe_code` are denied for every crate of the workspace (Cargo.toml).
 // Library code never unwraps, expects, panics or indexes out of bounds on what a user
 // controls: errors are values and a decision fails closed. (Tests are separate crates or
 // `cfg(test)`, and may.) Indexing is allowed, module by module with the reason, only on the

@@ -15,6 +15,7 @@ struct Counting;
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static LIVE_ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
+#[allow(unsafe_code)] // a counting allocator forwards to the system one
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         LIVE.fetch_add(layout.size(), Ordering::Relaxed);

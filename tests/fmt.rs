@@ -1,9 +1,10 @@
 //! `toolgate fmt`: one canonical layout, comments kept, idempotent, and the formatted text
 //! parses to the same policy. Checked on every file in policies/ and tests/corpus/, and on
-//! generated policies written with arbitrary spacing and comments.
+//! generated policies written with arbitrary spacing and comments. The command's exit codes
+//! are tested in cli/tests/fmt.rs.
 
 use proptest::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use toolgate::fmt::{format_source, same_policy, FmtError};
 
 fn root() -> PathBuf {
@@ -124,52 +125,6 @@ fn syntax_errors_are_refused() {
         Err(FmtError::Syntax { diagnostics, .. }) => assert!(diagnostics.has_errors()),
         other => panic!("{other:?}"),
     }
-}
-
-#[test]
-fn cli_check_reports_and_fixes() {
-    let dir = tempfile::TempDir::new().unwrap();
-    let p = dir.path().join("a.policy");
-    std::fs::write(&p, "agent a{default allow}\n").unwrap();
-    let out = assert_cmd::Command::cargo_bin("toolgate")
-        .unwrap()
-        .args(["fmt", "--check"])
-        .arg(&p)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("not formatted"));
-    assert_eq!(
-        std::fs::read_to_string(&p).unwrap(),
-        "agent a{default allow}\n",
-        "--check changes nothing"
-    );
-    let out = assert_cmd::Command::cargo_bin("toolgate")
-        .unwrap()
-        .arg("fmt")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    assert_eq!(
-        std::fs::read_to_string(&p).unwrap(),
-        "agent a {\n  default allow\n}\n"
-    );
-    let out = assert_cmd::Command::cargo_bin("toolgate")
-        .unwrap()
-        .args(["fmt", "--check"])
-        .arg(&p)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let missing = Path::new("/nonexistent/x.policy");
-    let out = assert_cmd::Command::cargo_bin("toolgate")
-        .unwrap()
-        .arg("fmt")
-        .arg(missing)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
 }
 
 // ---------------------------------------------------------------------------------------------

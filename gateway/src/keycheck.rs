@@ -170,6 +170,7 @@ fn start_threads(n: usize) -> Sender<Job> {
 
 /// Lowers the calling thread's scheduling priority to nice 19 (Linux: `setpriority` with
 /// `who = 0` applies to the calling thread only). Elsewhere it does nothing.
+#[allow(unsafe_code)] // one FFI call, explained below
 fn lower_priority() {
     #[cfg(target_os = "linux")]
     // SAFETY: setpriority takes plain integers and touches no memory of this process.

@@ -22,11 +22,13 @@ const DECISION_KEYS: [&str; 7] = [
 fn toolgate() -> Command {
     let mut cmd = Command::cargo_bin("toolgate").expect("the toolgate binary is built");
     cmd.env("NO_COLOR", "1");
+    // Relative paths are the repository's, as they are for the library's tests.
+    cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     cmd
 }
 
 fn example() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/example.policy")
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("policies/example.policy")
 }
 
 /// The 1-based line of example.policy whose text (trimmed) starts with `prefix`.

@@ -1,4 +1,5 @@
-//! The `toolgate` command line.
+//! The `toolgate` command line, on the `toolgate` library: a host that embeds the library
+//! compiles none of clap, the allocator or this crate.
 
 // Like the library: no unwrap, expect or panic on what a user controls.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -19,6 +20,7 @@ const ARENA_PURGE_MULT: libmimalloc_sys::mi_option_t = 24;
 /// while the program is built, and without this the peak RSS varied from 241 to 277 MB from
 /// run to run. Left alone when the option does not read its default (10), e.g. when
 /// `MIMALLOC_ARENA_PURGE_MULT` sets it.
+#[allow(unsafe_code)] // two mimalloc option calls, explained below
 fn tune_allocator() {
     // SAFETY: mimalloc's option functions take any option index (an unknown one is
     // reported, never dereferenced) and may be called at any time from any thread.
@@ -31,8 +33,7 @@ fn tune_allocator() {
 
 fn main() {
     tune_allocator();
-    std::process::exit(toolgate_cli::run());
+    std::process::exit(cli::run());
 }
 
-#[path = "cli/mod.rs"]
-mod toolgate_cli;
+mod cli;
