@@ -5,8 +5,9 @@
 
 pub mod ast;
 mod error;
-pub mod literal;
+pub(crate) mod literal;
 mod parser;
 pub(crate) mod same;
 
+pub use literal::comment_start;
 pub use parser::parse_file;
