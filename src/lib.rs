@@ -9,18 +9,22 @@
 //! | stage | module | what it does |
 //! | --- | --- | --- |
 //! | load | [`load`] | reads files and folders into a [`source::SourceMap`] |
-//! | syntax | `syntax` (internal) | text to syntax tree (pest), syntax diagnostics |
+//! | syntax | [`syntax`] | text to syntax tree (pest), syntax diagnostics |
 //! | pattern | [`pattern`] | globs, path normalization, regex limits (below every stage) |
 //! | value | [`value`] | the JSON a decision reads, owned or borrowed (below every stage) |
 //! | resolve | [`resolve`] | names, catalog, grants, patterns validated, test expectations |
-//! | compile | `compile` (internal) | resolved policy to a [`program::Program`] in named steps |
-//! | program | [`program`] | the compiled tables (interned IDs, grant bitsets, rule groups, automata), each with its validation |
+//! | compile | [`compile`] | resolved policy to a [`program::Program`] in named steps |
+//! | program | [`program`] | the compiled tables (interned IDs, grant bitsets, rule groups, automata), each with its validation; opaque to hosts |
 //! | bundle | [`bundle`] | a program in a versioned, checksummed envelope |
 //! | engine | [`engine`] | holds a program; [`Request`] to [`Decision`] |
-//! | lint | `lint` (internal) | `check`'s analyses: unreachable, redundant and dead rules, risky patterns |
+//! | lint | [`lint`] | `check`'s analyses: unreachable, redundant and dead rules, risky patterns |
 //! | testing | [`testing`] | runs a policy's `test` blocks, and measures which rules they cover |
 //! | review | [`review`] | effective permissions (`matrix`) and semantic differences (`diff`) |
 //! | fmt | [`fmt`] | canonical formatting, checked by re-parsing |
+//!
+//! Every public module is API, documented here and in `docs/assurance.md` ("Library API");
+//! each stage's own machinery (parser internals, compile steps, table types, lint rules) is
+//! private to the crate.
 //!
 //! ## Example
 //!
@@ -66,7 +70,6 @@ pub mod fmt;
 pub mod host;
 pub mod load;
 pub mod pattern;
-#[doc(hidden)]
 pub mod program;
 pub mod reason;
 pub mod resolve;
@@ -77,13 +80,8 @@ pub mod source;
 pub mod testing;
 pub mod value;
 
-// Pipeline internals: public for the test suites and benches, documented in the source, not
-// part of the host-facing API (use `load`, `Engine`, `host` and `fmt` instead).
-#[doc(hidden)]
 pub mod compile;
-#[doc(hidden)]
 pub mod lint;
-#[doc(hidden)]
 pub mod syntax;
 
 pub use diagnostic::{Diagnostic, Diagnostics, PolicyError, Severity};

@@ -17,9 +17,7 @@ fn policy_files(dir: &str) -> Vec<PathBuf> {
 
 fn comments(text: &str) -> Vec<String> {
     text.lines()
-        .filter_map(|l| {
-            toolgate::lint::suppress::comment_start(l).map(|c| l[c..].trim_end().to_string())
-        })
+        .filter_map(|l| toolgate::syntax::comment_start(l).map(|c| l[c..].trim_end().to_string()))
         .collect()
 }
 

@@ -36,7 +36,10 @@ pub fn compile(policy: &Policy) -> Result<Program, Diagnostics> {
 
 /// Compiles a resolved policy with explicit automaton size limits. Exceeding a limit is a
 /// diagnostic, never an abort.
-pub fn compile_with_limits(policy: &Policy, limits: DfaLimits) -> Result<Program, Diagnostics> {
+pub(crate) fn compile_with_limits(
+    policy: &Policy,
+    limits: DfaLimits,
+) -> Result<Program, Diagnostics> {
     let mut shared = group::Shared {
         limits,
         ..group::Shared::default()

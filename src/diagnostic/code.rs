@@ -1,7 +1,7 @@
 //! Every diagnostic code toolgate reports, declared once: its name, severity and one-line
 //! summary. Every stage (syntax, resolve, compile, lint, testing, load, and the gateway's drift
 //! check) builds its diagnostics from these constants with
-//! [`Diagnostic::new`](super::Diagnostic::new); the lints of [`crate::lint::rules`] document
+//! [`Diagnostic::new`](super::Diagnostic::new); the lints of `src/lint/rules/` document
 //! theirs, and [`crate::lint::registry`] lists them all.
 
 use super::Severity;

@@ -2,7 +2,7 @@
 //!
 //! Every diagnostic a lint can report is a [`Lint`] of a code declared in
 //! [`crate::diagnostic::code`], given its stage and documentation in its own file under
-//! [`rules`], whose doc comment (`## What it does`, `## Why is this bad?`, `## Example`,
+//! `src/lint/rules/`, whose doc comment (`## What it does`, `## Why is this bad?`, `## Example`,
 //! `Use instead:`) is also its user documentation: `docs/lints.md` is generated from those
 //! comments by [`registry::markdown`]. The [`registry`] lists every lint.
 //!
@@ -11,11 +11,11 @@
 //! | stage | where | what |
 //! | --- | --- | --- |
 //! | [`Stage::Resolve`] | `resolve` | errors that make a policy unloadable, and the warnings found while resolving names |
-//! | [`Stage::Suppression`] | [`suppress`] | `# toolgate: allow(<lint>)` comments: unknown names, unused ones |
+//! | [`Stage::Suppression`] | `suppress` | `# toolgate: allow(<lint>)` comments: unknown names, unused ones |
 //! | [`Stage::Lint`] | [`run`] | analyses of the resolved policy: unreachable, redundant and dead rules, risky patterns |
 //!
 //! Warnings of every stage can be silenced with a `# toolgate: allow(<lint_name>)` comment on
-//! the line before the rule (see [`suppress`]).
+//! the line before the rule.
 //!
 //! ## Example
 //!
@@ -39,8 +39,8 @@ pub(crate) mod dfa;
 pub(crate) mod factor;
 pub(crate) mod lang;
 pub mod registry;
-pub mod rules;
-pub mod suppress;
+pub(crate) mod rules;
+pub(crate) mod suppress;
 
 use crate::diagnostic::{Code, Diagnostic, Diagnostics, Severity};
 use crate::resolve::{AgentDef, Policy};

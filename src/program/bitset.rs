@@ -18,7 +18,8 @@ impl BitSet {
     }
 
     /// A set holding every ID `0..len`.
-    pub fn full(len: usize) -> BitSet {
+    #[cfg(test)]
+    pub(crate) fn full(len: usize) -> BitSet {
         let mut words = vec![u64::MAX; len.div_ceil(64)];
         if let (Some(last), rem @ 1..) = (words.last_mut(), len % 64) {
             *last = (1u64 << rem) - 1;
@@ -44,7 +45,8 @@ impl BitSet {
 
     /// Flips an ID.
     #[inline]
-    pub fn toggle(&mut self, i: usize) {
+    #[cfg(test)]
+    pub(crate) fn toggle(&mut self, i: usize) {
         if let Some(w) = self.words.get_mut(i / 64) {
             *w ^= 1 << (i % 64);
         }
@@ -77,28 +79,15 @@ impl BitSet {
         }
     }
 
-    /// Removes every ID.
-    pub fn clear(&mut self) {
-        self.words.iter_mut().for_each(|w| *w = 0);
-    }
-
-    /// The raw words.
-    pub fn words(&self) -> &[u64] {
-        &self.words
-    }
-
-    /// The raw words, mutably.
-    pub fn words_mut(&mut self) -> &mut [u64] {
-        &mut self.words
-    }
-
     /// The IDs in the set, ascending.
-    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+    #[cfg(test)]
+    pub(crate) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         ids(&self.words)
     }
 }
 
 /// The IDs set in `words`, ascending.
+#[cfg(test)]
 fn ids(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
     words.iter().enumerate().flat_map(|(wi, &w)| {
         let mut w = w;
@@ -143,6 +132,7 @@ mod tests {
 }
 
 impl BitSet {
+    #[cfg(test)]
     fn range_masks(lo: usize, hi: usize) -> impl Iterator<Item = (usize, u64)> {
         let (first, last) = (lo / 64, (hi.max(1) - 1) / 64);
         (first..=last).filter(move |_| hi > lo).map(move |w| {
@@ -158,7 +148,8 @@ impl BitSet {
     }
 
     /// Within IDs `lo..hi`, keeps only the IDs also in `other` (`self &= other` on the range).
-    pub fn and_range(&mut self, other: &BitSet, lo: usize, hi: usize) {
+    #[cfg(test)]
+    pub(crate) fn and_range(&mut self, other: &BitSet, lo: usize, hi: usize) {
         for (w, mask) in BitSet::range_masks(lo, hi) {
             if let (Some(a), Some(b)) = (self.words.get_mut(w), other.words.get(w)) {
                 *a &= b | !mask;
@@ -167,7 +158,8 @@ impl BitSet {
     }
 
     /// Within IDs `lo..hi`, adds the IDs in `other` (`self |= other` on the range).
-    pub fn or_range(&mut self, other: &BitSet, lo: usize, hi: usize) {
+    #[cfg(test)]
+    pub(crate) fn or_range(&mut self, other: &BitSet, lo: usize, hi: usize) {
         for (w, mask) in BitSet::range_masks(lo, hi) {
             if let (Some(a), Some(b)) = (self.words.get_mut(w), other.words.get(w)) {
                 *a |= b & mask;
@@ -176,7 +168,8 @@ impl BitSet {
     }
 
     /// Removes the IDs `lo..hi`.
-    pub fn clear_range(&mut self, lo: usize, hi: usize) {
+    #[cfg(test)]
+    pub(crate) fn clear_range(&mut self, lo: usize, hi: usize) {
         for (w, mask) in BitSet::range_masks(lo, hi) {
             if let Some(a) = self.words.get_mut(w) {
                 *a &= !mask;

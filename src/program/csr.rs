@@ -407,11 +407,6 @@ impl Strings {
         word(&self.data, 0).map_or(0, |c| c as usize)
     }
 
-    /// True when there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The text, after the offsets.
     fn text(&self) -> &[u8] {
         self.data.get(4 * (self.len() + 2)..).unwrap_or(&[])
@@ -496,11 +491,6 @@ impl TextTable {
     #[inline]
     pub fn len(&self) -> usize {
         self.bounds.len().saturating_sub(1)
-    }
-
-    /// True when there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// The byte range of string `i`.

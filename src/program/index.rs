@@ -139,17 +139,8 @@ impl Automata {
     /// How many DFAs were determinized (or attempted and found over their size limit) while
     /// building into these automata; a DFA found by its key is not built again. Zero for
     /// automata read from a bundle.
-    ///
-    /// ```
-    /// use toolgate::program::{dfa::DfaLimits, index::{Automata, PatternIndex}};
-    /// let mut automata = Automata::default();
-    /// let patterns = ["a[0-9]+b".to_string(), "c[0-9]+d".to_string()];
-    /// PatternIndex::build(&patterns, &mut automata, DfaLimits::default()).unwrap();
-    /// let once = automata.builds();
-    /// PatternIndex::build(&patterns, &mut automata, DfaLimits::default()).unwrap();
-    /// assert_eq!(automata.builds(), once);
-    /// ```
-    pub fn builds(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn builds(&self) -> usize {
         self.builds
     }
 
@@ -201,7 +192,8 @@ impl Automata {
     }
 
     /// Total heap memory of the DFAs.
-    pub fn memory_usage(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn memory_usage(&self) -> usize {
         self.dfas.iter().map(Dfa::memory_usage).sum()
     }
 }
@@ -1068,6 +1060,16 @@ impl PatternIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dfa_found_by_its_key_is_not_built_again() {
+        let mut automata = Automata::default();
+        let patterns = ["a[0-9]+b".to_string(), "c[0-9]+d".to_string()];
+        PatternIndex::build(&patterns, &mut automata, DfaLimits::default()).unwrap();
+        let once = automata.builds();
+        PatternIndex::build(&patterns, &mut automata, DfaLimits::default()).unwrap();
+        assert_eq!(automata.builds(), once);
+    }
 
     fn matches(patterns: &[&str], value: &str) -> Vec<usize> {
         let pats: Vec<String> = patterns.iter().map(|s| s.to_string()).collect();

@@ -10,22 +10,22 @@
 //! bytes is checked index by index before it answers anything, and what bundles do not carry
 //! (lookup maps, aho-corasick automata, derived tables) is rebuilt.
 
-pub mod agent;
+pub(crate) mod agent;
 pub(crate) mod agent_index;
-pub mod bitset;
-pub mod catalog;
-pub mod csr;
-pub mod dfa;
+pub(crate) mod bitset;
+pub(crate) mod catalog;
+pub(crate) mod csr;
+pub(crate) mod dfa;
 mod exact;
 mod fallback;
-pub mod group;
-pub mod ids;
-pub mod index;
-pub mod needle_table;
-pub mod needles;
-pub mod perms;
-pub mod rule;
-pub mod target;
+pub(crate) mod group;
+pub(crate) mod ids;
+pub(crate) mod index;
+pub(crate) mod needle_table;
+pub(crate) mod needles;
+pub(crate) mod perms;
+pub(crate) mod rule;
+pub(crate) mod target;
 pub(crate) mod tool_names;
 
 pub use rule::RuleRef;
@@ -217,6 +217,9 @@ impl Program {
         self.agents.get(id.index()).map(|a| (id, a))
     }
 }
+
+#[cfg(test)]
+mod matchers_tests;
 
 #[cfg(test)]
 mod tests {

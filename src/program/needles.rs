@@ -103,11 +103,6 @@ impl NeedleMatcher {
     pub fn len(&self) -> usize {
         self.needles.len()
     }
-
-    /// True when there are no needles.
-    pub fn is_empty(&self) -> bool {
-        self.needles.is_empty()
-    }
 }
 
 /// Reports each needle found in `hay` once. Up to 64 needles, the needles found are

@@ -10,5 +10,6 @@ mod name;
 mod parser;
 pub(crate) mod same;
 
+pub use literal::comment_start;
 pub use name::{is_ident, name_text, quoted};
 pub use parser::parse_file;
