@@ -22,7 +22,7 @@ def test_the_extension_is_one_abi3_module():
 def test_typed():
     assert (PACKAGE / "py.typed").is_file()
     stub = ast.parse((PACKAGE / "_native.pyi").read_text())
-    declared = {n.name for n in stub.body if isinstance(n, ast.ClassDef)}
+    declared = {n.name for n in stub.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
     declared |= {t.id for n in stub.body if isinstance(n, ast.AnnAssign) for t in [n.target] if isinstance(t, ast.Name)}
     public = {n for n in dir(native) if not n.startswith("_")}
     assert public <= declared, public - declared
