@@ -21,10 +21,24 @@ callback is built.
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Dict, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Optional
 
 from ._names import server_of, split_tool_name
 from ._native import Decision, Engine
+
+if TYPE_CHECKING:
+    # The SDK's own callback types, so that `HookMatcher(hooks=[pre_tool_use_hook(...)])` and
+    # `ClaudeAgentOptions(can_use_tool=can_use_tool(...))` type-check; the SDK stays optional
+    # at run time.
+    from claude_agent_sdk.types import (
+        CanUseTool,
+        HookCallback,
+        HookContext,
+        HookInput,
+        HookJSONOutput,
+        PermissionResult,
+        ToolPermissionContext,
+    )
 
 __all__ = ["can_use_tool", "pre_tool_use_hook", "decide"]
 
@@ -37,7 +51,7 @@ def decide(engine: Engine, agent: str, tool_name: str, tool_input: Any,
     return engine.decide(agent, tool, tool_input, server=server, tool_use_id=tool_use_id)
 
 
-def can_use_tool(engine: Engine, agent: str, *, mcp_servers: Iterable[str] = ()) -> Callable[[str, Dict[str, Any], Any], Awaitable[Any]]:
+def can_use_tool(engine: Engine, agent: str, *, mcp_servers: Iterable[str] = ()) -> CanUseTool:
     """The ``can_use_tool`` callback: ``PermissionResultAllow()`` when the policy allows the
     call, ``PermissionResultDeny(message=decision.message)`` when it denies it.
 
@@ -49,7 +63,8 @@ def can_use_tool(engine: Engine, agent: str, *, mcp_servers: Iterable[str] = ())
 
     servers = tuple(mcp_servers)
 
-    async def callback(tool_name: str, tool_input: Dict[str, Any], context: Any) -> Any:
+    async def callback(tool_name: str, tool_input: Dict[str, Any],
+                       context: ToolPermissionContext) -> PermissionResult:
         d = decide(engine, agent, tool_name, tool_input, getattr(context, "tool_use_id", None),
                    mcp_servers=servers)
         if d.allowed:
@@ -59,7 +74,7 @@ def can_use_tool(engine: Engine, agent: str, *, mcp_servers: Iterable[str] = ())
     return callback
 
 
-def pre_tool_use_hook(engine: Engine, agent: str, *, mcp_servers: Iterable[str] = ()) -> Callable[[Any, Optional[str], Any], Awaitable[Dict[str, Any]]]:
+def pre_tool_use_hook(engine: Engine, agent: str, *, mcp_servers: Iterable[str] = ()) -> HookCallback:
     """A ``PreToolUse`` hook callback: a denial answers ``permissionDecision: "deny"`` with
     the decision's message as ``permissionDecisionReason`` (the model reads it); an allowed
     call gets no opinion (``{}``), so the SDK's other checks still apply.
@@ -72,13 +87,15 @@ def pre_tool_use_hook(engine: Engine, agent: str, *, mcp_servers: Iterable[str] 
     """
     servers = tuple(mcp_servers)
 
-    async def hook(hook_input: Any, tool_use_id: Optional[str], context: Any) -> Dict[str, Any]:
-        if not isinstance(hook_input, dict) or hook_input.get("hook_event_name") != "PreToolUse":
+    async def hook(hook_input: HookInput, tool_use_id: Optional[str], context: HookContext) -> HookJSONOutput:
+        # Read as a plain dict: the SDK hands over what the CLI sent.
+        fields: Any = hook_input
+        if not isinstance(fields, dict) or fields.get("hook_event_name") != "PreToolUse":
             return {}
-        tool_name = hook_input.get("tool_name")
-        call_id = tool_use_id if tool_use_id is not None else hook_input.get("tool_use_id")
+        tool_name = fields.get("tool_name")
+        call_id = tool_use_id if tool_use_id is not None else fields.get("tool_use_id")
         d = decide(engine, agent, tool_name if isinstance(tool_name, str) else "",
-                   hook_input.get("tool_input", {}), call_id if isinstance(call_id, str) else None,
+                   fields.get("tool_input", {}), call_id if isinstance(call_id, str) else None,
                    mcp_servers=servers)
         if d.allowed:
             return {}
