@@ -14,6 +14,9 @@ PY="$VENV/bin/python"
 "$PY" -m pip install --quiet --disable-pip-version-check -r bindings/python/requirements-test.txt
 "$PY" -m pip install --quiet --disable-pip-version-check ./bindings/python
 
+# The README's Python examples and the package, type-checked with the SDKs installed.
+"$PY" bindings/python/check_readme_types.py
+
 export TOOLGATE_CLI="${TOOLGATE_CLI:-$PWD/target/release/toolgate}"
 # Run from a folder outside the source tree, so the installed package is the one tested.
 cd bindings/python/tests

@@ -1,15 +1,16 @@
 //! `toolgate.Engine`: a compiled policy, loaded once and asked about every tool call.
 
-use crate::convert::{self, Refusal};
+use crate::convert;
 use crate::decision::PyDecision;
 use crate::errors;
 use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, TryLockError};
+use toolgate::host::request::{Refused, RequestReader};
 use toolgate::load::LoadFailure;
 use toolgate::{Engine, Request};
 
@@ -22,223 +23,38 @@ use toolgate::{Engine, Request};
 pub struct PyEngine {
     /// Shared with the decisions it makes, which borrow their texts from it.
     engine: Arc<Engine>,
-}
-
-/// The request's `tool_use_id` when it is readable, for a `bad_request` decision.
-fn readable_id(obj: Option<&Bound<'_, PyAny>>) -> Option<String> {
-    obj.and_then(|o| o.cast::<PyString>().ok())
-        .and_then(|s| convert::utf8(s).map(Cow::into_owned))
-}
-
-/// A `str` argument of `decide` (`Err(())`: not a valid `str`, take the slow path).
-fn plain_str(obj: &Bound<'_, PyAny>) -> Result<String, ()> {
-    let s = obj.cast::<PyString>().map_err(|_| ())?;
-    convert::utf8(s).map(Cow::into_owned).ok_or(())
-}
-
-fn optional_str(obj: Option<&Bound<'_, PyAny>>) -> Result<Option<String>, ()> {
-    match obj {
-        None => Ok(None),
-        Some(o) if o.is_none() => Ok(None),
-        Some(o) => plain_str(o).map(Some),
-    }
-}
-
-/// `permissions` as a list of `str` (`Err(())`: anything else, take the slow path).
-fn plain_permissions(obj: Option<&Bound<'_, PyAny>>) -> Result<Option<Vec<String>>, ()> {
-    let Some(obj) = obj else { return Ok(None) };
-    if obj.is_none() {
-        return Ok(None);
-    }
-    let items: Vec<Bound<'_, PyAny>> = if let Ok(l) = obj.cast::<PyList>() {
-        l.iter().collect()
-    } else if let Ok(t) = obj.cast::<PyTuple>() {
-        t.iter().collect()
-    } else {
-        return Err(());
-    };
-    items
-        .iter()
-        .map(plain_str)
-        .collect::<Result<Vec<_>, ()>>()
-        .map(Some)
-}
-
-/// The fields of `decide(...)` as a request, or why it is a bad request.
-struct Fields<'a, 'py> {
-    agent: &'a Bound<'py, PyAny>,
-    tool: &'a Bound<'py, PyAny>,
-    args: Option<&'a Bound<'py, PyAny>>,
-    server: Option<&'a Bound<'py, PyAny>>,
-    tool_use_id: Option<&'a Bound<'py, PyAny>>,
-    permissions: Option<&'a Bound<'py, PyAny>>,
-}
-
-impl Fields<'_, '_> {
-    /// The request, built directly when every field has its type; otherwise the fields are
-    /// converted to JSON and read by the library's own request reader, so a mistyped field
-    /// gets exactly the CLI's `bad_request` message.
-    fn request(&self) -> Result<Request, (String, Option<String>)> {
-        let refused = |r: Refusal| (r.message(), readable_id(self.tool_use_id));
-        let args = match self.args {
-            None => Some(Map::new()),
-            Some(a) => match a.cast::<PyDict>() {
-                Ok(d) => Some(convert::object(d, 2).map_err(|r| refused(r.under("args")))?),
-                Err(_) => None,
-            },
-        };
-        if let (Some(args), Ok(agent), Ok(tool), Ok(server), Ok(tool_use_id), Ok(permissions)) = (
-            args,
-            plain_str(self.agent),
-            plain_str(self.tool),
-            optional_str(self.server),
-            optional_str(self.tool_use_id),
-            plain_permissions(self.permissions),
-        ) {
-            return Ok(Request {
-                agent,
-                server,
-                tool,
-                args,
-                tool_use_id,
-                permissions,
-            });
-        }
-        let mut map = Map::new();
-        let fields = [
-            ("agent", Some(self.agent)),
-            ("tool", Some(self.tool)),
-            ("args", self.args),
-            ("server", self.server),
-            ("tool_use_id", self.tool_use_id),
-            ("permissions", self.permissions),
-        ];
-        for (name, value) in fields {
-            if let Some(v) = value {
-                let json = convert::to_json(v, 1).map_err(|r| refused(r.under(name)))?;
-                map.insert(name.to_string(), json);
-            }
-        }
-        Request::from_value(Value::Object(map))
-            .map_err(|bad| (format!("bad request: {}", bad.message), bad.tool_use_id))
-    }
-}
-
-/// Reads a request dict's fields without building a JSON object of the whole request.
-///
-/// `None` when the dict holds `args: None` (the library's reader refuses it, in its words).
-/// Keys other than the request's fields must still be JSON (the CLI parses them too) and are
-/// then dropped; a key that is not a `str`, or two keys with the same text, are refused.
-fn top_level<'py>(
-    dict: &Bound<'py, PyDict>,
-) -> Option<Result<OwnedFields<'py>, (String, Option<String>)>> {
-    let id = || {
-        dict.get_item("tool_use_id")
-            .ok()
-            .flatten()
-            .and_then(|v| readable_id(Some(&v)))
-    };
-    let mut f = OwnedFields::default();
-    let mut others: Vec<String> = Vec::new();
-    for (k, v) in dict.iter() {
-        let Ok(key) = k.cast::<PyString>() else {
-            let r = Refusal::top(format!(
-                "has a key of type `{}`; JSON object keys are strings",
-                convert::type_name(&k)
-            ));
-            return Some(Err((r.message(), id())));
-        };
-        let Some(key) = convert::utf8(key) else {
-            return Some(Err((convert::surrogate().message(), id())));
-        };
-        let slot = match &*key {
-            "agent" => &mut f.agent,
-            "tool" => &mut f.tool,
-            "args" => &mut f.args,
-            "server" => &mut f.server,
-            "tool_use_id" => &mut f.tool_use_id,
-            "permissions" => &mut f.permissions,
-            _ => {
-                if let Err(r) = convert::to_json(&v, 1) {
-                    return Some(Err((r.under(&key).message(), id())));
-                }
-                if others.iter().any(|o| *o == *key) {
-                    let r = Refusal::top(format!("has the key `{key}` twice"));
-                    return Some(Err((r.message(), id())));
-                }
-                others.push(key.into_owned());
-                continue;
-            }
-        };
-        if slot.is_some() {
-            let r = Refusal::top(format!("has the key `{key}` twice"));
-            return Some(Err((r.message(), id())));
-        }
-        *slot = Some(v);
-    }
-    if f.args.as_ref().is_some_and(|a| a.is_none()) {
-        return None;
-    }
-    Some(Ok(f))
-}
-
-/// The request fields of a dict, owned (see [`top_level`]).
-#[derive(Default)]
-struct OwnedFields<'py> {
-    agent: Option<Bound<'py, PyAny>>,
-    tool: Option<Bound<'py, PyAny>>,
-    args: Option<Bound<'py, PyAny>>,
-    server: Option<Bound<'py, PyAny>>,
-    tool_use_id: Option<Bound<'py, PyAny>>,
-    permissions: Option<Bound<'py, PyAny>>,
-}
-
-impl OwnedFields<'_> {
-    /// The request; a missing `agent` or `tool` goes to the library's reader for its message.
-    fn request(&self) -> Result<Request, (String, Option<String>)> {
-        match (&self.agent, &self.tool) {
-            (Some(agent), Some(tool)) => Fields {
-                agent,
-                tool,
-                args: self.args.as_ref(),
-                server: self.server.as_ref(),
-                tool_use_id: self.tool_use_id.as_ref(),
-                permissions: self.permissions.as_ref(),
-            }
-            .request(),
-            _ => {
-                let id = readable_id(self.tool_use_id.as_ref());
-                let mut map = Map::new();
-                let fields = [
-                    ("agent", &self.agent),
-                    ("tool", &self.tool),
-                    ("args", &self.args),
-                    ("server", &self.server),
-                    ("tool_use_id", &self.tool_use_id),
-                    ("permissions", &self.permissions),
-                ];
-                for (name, value) in fields {
-                    if let Some(v) = value {
-                        let json = convert::to_json(v, 1)
-                            .map_err(|r| (r.under(name).message(), id.clone()))?;
-                        map.insert(name.to_string(), json);
-                    }
-                }
-                Request::from_value(Value::Object(map))
-                    .map_err(|bad| (format!("bad request: {}", bad.message), bad.tool_use_id))
-            }
-        }
-    }
+    /// Reads requests given as Python values, its buffers kept between calls.
+    reader: Mutex<RequestReader>,
 }
 
 impl PyEngine {
     fn new(engine: Engine) -> PyEngine {
         PyEngine {
             engine: Arc::new(engine),
+            reader: Mutex::new(RequestReader::new()),
         }
     }
 
-    /// Decides a request, or answers `bad_request`.
+    /// Reads a request with `walk` and decides it (`bad_request` when it is refused).
+    ///
+    /// The engine's reader keeps its buffers from one request to the next; a call that finds
+    /// it in use (another thread, on a build without the GIL) reads with a reader of its own.
+    fn read(&self, walk: impl FnOnce(&mut RequestReader) -> Result<(), Refused>) -> PyDecision {
+        let decide = |r: &mut RequestReader| {
+            r.clear();
+            // A refusal is kept by the reader, which answers it.
+            let _ = walk(r);
+            r.decide(&self.engine, false)
+        };
+        let decision = match self.reader.try_lock() {
+            Ok(mut r) => decide(&mut r),
+            Err(TryLockError::Poisoned(p)) => decide(&mut p.into_inner()),
+            Err(TryLockError::WouldBlock) => decide(&mut RequestReader::new()),
+        };
+        PyDecision::new(&self.engine, decision)
+    }
+
+    /// Decides a request built from JSON text, or answers `bad_request`.
     fn answer(&self, req: Result<Request, (String, Option<String>)>) -> PyDecision {
         let decision = match req {
             Ok(req) => self.engine.decide(&req),
@@ -246,6 +62,11 @@ impl PyEngine {
         };
         PyDecision::new(&self.engine, decision)
     }
+}
+
+/// A keyword argument of `decide` that is given: `None` is an absent field.
+fn given<'a, 'py>(v: Option<&'a Bound<'py, PyAny>>) -> Option<&'a Bound<'py, PyAny>> {
+    v.filter(|v| !v.is_none())
 }
 
 /// `Engine.load`'s argument: one path, or a list of paths merged into one policy.
@@ -336,42 +157,40 @@ impl PyEngine {
         tool_use_id: Option<&Bound<'_, PyAny>>,
         permissions: Option<&Bound<'_, PyAny>>,
     ) -> PyDecision {
-        let fields = Fields {
-            agent,
-            tool,
-            args,
-            server,
-            tool_use_id,
-            permissions,
-        };
-        self.answer(fields.request())
+        self.read(|r| {
+            r.begin_object()?;
+            // In `FIELDS` order, as a request dict is read; `None` is an absent field.
+            if let Some(id) = given(tool_use_id) {
+                r.key("tool_use_id")?;
+                convert::walk(r, id)?;
+            }
+            r.key("agent")?;
+            convert::walk(r, agent)?;
+            r.key("tool")?;
+            convert::walk(r, tool)?;
+            let rest = [
+                ("server", given(server)),
+                ("args", given(args)),
+                ("permissions", given(permissions)),
+            ];
+            for (name, value) in rest {
+                if let Some(v) = value {
+                    r.key(name)?;
+                    convert::walk(r, v)?;
+                }
+            }
+            r.end_object()
+        })
     }
 
     /// Decides a request given as a dict of the CLI's request JSON (`agent`, `tool`,
     /// `server`, `args`, `tool_use_id`, `permissions`). Anything JSON cannot hold, or that
     /// the CLI would refuse, gives a `bad_request` decision.
     fn decide_request(&self, request: &Bound<'_, PyAny>) -> PyDecision {
-        let fields = request.cast::<PyDict>().ok().and_then(top_level);
-        let req = match fields {
-            Some(Ok(fields)) => fields.request(),
-            Some(Err(refusal)) => Err(refusal),
-            // Not a dict, or `args: None`: the library's reader words the refusal.
-            None => {
-                let id = request
-                    .cast::<PyDict>()
-                    .ok()
-                    .and_then(|d| d.get_item("tool_use_id").ok().flatten())
-                    .and_then(|v| readable_id(Some(&v)));
-                convert::to_json(request, 0)
-                    .map_err(|r| (r.message(), id))
-                    .and_then(|value| {
-                        Request::from_value(value).map_err(|bad| {
-                            (format!("bad request: {}", bad.message), bad.tool_use_id)
-                        })
-                    })
-            }
-        };
-        self.answer(req)
+        self.read(|r| match request.cast::<PyDict>() {
+            Ok(d) => convert::request(r, d),
+            Err(_) => convert::walk(r, request),
+        })
     }
 
     /// Decides a call whose arguments arrive as JSON text (as agent SDKs hand them over),

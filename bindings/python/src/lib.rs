@@ -19,6 +19,17 @@ mod engine;
 mod errors;
 mod permissions;
 
+/// Splits a tool name as agent SDKs spell it (`toolgate::host::split_tool_name`):
+/// `mcp__<server>__<tool>` gives `(server, tool)`, any other name `(None, name)`. `server` is
+/// the MCP server's name when the host knows it, so that a server whose name holds `__` splits
+/// where it ends.
+#[pyfunction]
+#[pyo3(signature = (name, server=None))]
+fn split_tool_name(name: &str, server: Option<&str>) -> (Option<String>, String) {
+    let (server, tool) = toolgate::host::split_tool_name(name, server);
+    (server.map(str::to_string), tool.to_string())
+}
+
 /// The module's contents, registered under `toolgate._native`.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -28,6 +39,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::PyVisibleTool>()?;
     m.add_class::<permissions::PyPermissionSet>()?;
     m.add_class::<permissions::PyGuard>()?;
+    m.add_function(wrap_pyfunction!(split_tool_name, m)?)?;
     m.add("MAX_DEPTH", convert::MAX_DEPTH)?;
     Ok(())
 }

@@ -167,6 +167,40 @@ def test_mcp_names_are_split():
     assert split_tool_name("mcp__db__run__query") == ("db", "run__query")
     assert split_tool_name("Bash") == (None, "Bash")
     assert split_tool_name("mcp__broken") == (None, "mcp__broken")
+    # The library's split (the same as Node's and the gateway's), with the server as a hint.
+    assert split_tool_name("mcp__my__srv__git_log", "my__srv") == ("my__srv", "git_log")
+    assert split_tool_name("mcp__my__srv__git_log") == ("my", "srv__git_log")
+    assert split_tool_name("mcp__other__t", "my__srv") == ("other", "t")
+    assert split_tool_name("mcp__my__srv__", "my__srv") == ("my", "srv__")
+    assert split_tool_name("Bash", "git") == (None, "Bash")
+    assert toolgate._native.split_tool_name("mcp__a__b", None) == ("a", "b")
+
+
+def test_server_names_holding_double_underscores():
+    import asyncio
+
+    engine = toolgate.Engine.from_source("""
+server my__srv {
+  tool git_log(repo_path) needs fs:read
+}
+agent claude {
+  grant fs:read
+  allow my__srv.git_log
+}
+""")
+    hook_input = {"hook_event_name": "PreToolUse", "tool_name": "mcp__my__srv__git_log",
+                  "tool_input": {"repo_path": "/r"}, "tool_use_id": "toolu_u"}
+    hinted = toolgate.claude.pre_tool_use_hook(engine, "claude", mcp_servers=["my", "my__srv"])
+    assert asyncio.run(hinted(hook_input, "toolu_u", {"signal": None})) == {}
+    plain = toolgate.claude.pre_tool_use_hook(engine, "claude")
+    out = asyncio.run(plain(hook_input, "toolu_u", {"signal": None}))
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    d = toolgate.claude.decide(engine, "claude", "mcp__my__srv__git_log", {"repo_path": "/r"},
+                               mcp_servers=["my__srv"])
+    assert d.allowed
+    allow = toolgate.claude.can_use_tool(engine, "claude", mcp_servers={"my__srv": None})
+    assert isinstance(asyncio.run(allow("mcp__my__srv__git_log", {"repo_path": "/r"}, ToolPermissionContext())),
+                      PermissionResultAllow)
 
 
 def test_import_toolgate_needs_no_sdk():

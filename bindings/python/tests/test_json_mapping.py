@@ -162,8 +162,8 @@ def test_python_refusals_the_cli_cannot_express(engine: toolgate.Engine):
         "complex": ({"n": 1j}, "`args.n` is a `complex`"),
         "int key": ({"x": {1: "a"}}, "`args.x` has a key of type `int`"),
         "tuple key": ({"x": {(1,): "a"}}, "`args.x` has a key of type `tuple`"),
-        "recursive list": ({"x": recursive}, "nested too deeply"),
-        "recursive dict": ({"x": cyclic}, "nested too deeply"),
+        "recursive list": ({"x": recursive}, "nests deeper than 127 levels"),
+        "recursive dict": ({"x": cyclic}, "nests deeper than 127 levels"),
         "lambda": ({"x": lambda: 1}, "`args.x` is a `function`"),
     }
     for name, (args, message) in cases.items():

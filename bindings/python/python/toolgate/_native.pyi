@@ -1,10 +1,14 @@
 """Type stubs for the Rust extension module ``toolgate._native``."""
 
 from os import PathLike
-from typing import Any, Dict, List, Optional, Sequence, Union, final
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union, final
 
 MAX_DEPTH: int
 """The deepest nesting of dicts and lists a request may have, the request itself included."""
+
+def split_tool_name(name: str, server: Optional[str] = None) -> Tuple[Optional[str], str]:
+    """Splits ``mcp__<server>__<tool>`` into ``(server, tool)``; any other name is
+    ``(None, name)``. ``server``, when the host knows it, is the MCP server's name."""
 
 _Path = Union[str, "PathLike[str]"]
 _Json = Any

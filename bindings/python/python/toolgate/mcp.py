@@ -10,7 +10,7 @@ through to the wrapped session. ``mcp`` is imported only when a denial is built.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Set
 
 from ._native import Decision, Engine
 
@@ -36,7 +36,7 @@ class GuardedSession:
         return self._engine.decide(self._agent, name, {} if arguments is None else arguments,
                                    server=self._server)
 
-    def _visible(self) -> set:
+    def _visible(self) -> Set[str]:
         tools = self._engine.tools(self._agent) or []
         if self._server is None:
             return {t.tool for t in tools}

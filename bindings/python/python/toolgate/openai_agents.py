@@ -33,7 +33,9 @@ def tool_input_guardrail(engine: Engine, agent: str, *, server: Optional[str] = 
     @sdk_tool_input_guardrail(name=name)
     def guard(data: Any) -> Any:
         ctx = data.context
-        split_server, tool = split_tool_name(ctx.tool_name)
+        # `server` is also the library's hint, so `mcp__<server>__<tool>` splits where `server`
+        # ends even when its name holds `__`.
+        split_server, tool = split_tool_name(ctx.tool_name, server)
         d = engine.decide_json_args(agent, tool, ctx.tool_arguments or "",
                                     server=server or split_server,
                                     tool_use_id=getattr(ctx, "tool_call_id", None))
