@@ -5,19 +5,16 @@
 //! set) and the pieces the hand-written wrappers in `toolgate.js` build the drop-in host shapes
 //! from. Every decision is made by the `toolgate` crate; nothing here decides.
 
-mod decider;
 mod decision;
 mod engine;
 mod error;
-mod output;
 mod permissions;
 mod request;
 mod shapes;
-mod text;
 
-/// The addon's allocator: a decision made from request text allocates and frees a handful of
-/// small strings and map nodes, which mimalloc's thread-local free lists serve in a fraction of
-/// the instructions the system allocator takes. Only this addon's own Rust code uses it.
+/// The addon's allocator: reading a request allocates and frees a handful of small strings,
+/// which mimalloc's thread-local free lists serve in a fraction of the instructions the system
+/// allocator takes. Only this addon's own Rust code uses it.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
