@@ -210,3 +210,26 @@ test('decisions that quote the request cost the same however many there were', (
   }
   assert.equal(engine.decide({ agent: 'a', tool: 't', args: { p: 'x' } }).reason, 'allowed_by_rule')
 })
+
+test('a getter that decides with the same engine while its request is read leaves both right', () => {
+  const engine = Engine.fromSource(POLICY, 'reentrant.policy')
+  let inner
+  const outer = {
+    agent: 'a',
+    tool: 't',
+    tool_use_id: 'outer',
+    args: {
+      get p() {
+        inner = engine.decide({ agent: 'a', tool: 't', args: { p: 'y' }, tool_use_id: 'inner' })
+        return 'x'
+      },
+      q: 'é'.repeat(3000),
+    },
+  }
+  const d = engine.decide(outer)
+  assert.equal(d.reason, 'allowed_by_rule')
+  assert.equal(d.tool_use_id, 'outer')
+  assert.equal(inner.reason, 'denied_by_rule')
+  assert.equal(inner.tool_use_id, 'inner')
+  assert.equal(engine.decide({ agent: 'a', tool: 't', args: { p: 'x' } }).reason, 'allowed_by_rule')
+})
