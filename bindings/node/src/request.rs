@@ -39,7 +39,8 @@ use toolgate::Decision;
 /// `(TEMPLATE, n)` answers shape `n` as a decision object with `tool_use_id` `null`.
 pub struct Decider {
     engine: Arc<toolgate::Engine>,
-    reader: RefCell<RequestReader>,
+    /// The request reader and a text buffer, kept from one call to the next.
+    buffers: RefCell<(RequestReader, String)>,
     shapes: RefCell<Shapes>,
     thrown: RefCell<Option<Decision<'static>>>,
 }
@@ -57,7 +58,7 @@ impl Decider {
     pub fn new(engine: Arc<toolgate::Engine>) -> Decider {
         Decider {
             engine,
-            reader: RefCell::default(),
+            buffers: RefCell::default(),
             shapes: RefCell::default(),
             thrown: RefCell::default(),
         }
@@ -111,16 +112,16 @@ impl Decider {
         // A getter can decide with this engine while its request is read: that inner
         // request gets a reader of its own.
         let mut own;
-        let mut shared = self.reader.try_borrow_mut();
-        let reader = match shared.as_deref_mut() {
-            Ok(r) => r,
+        let mut shared = self.buffers.try_borrow_mut();
+        let (reader, text) = match shared.as_deref_mut() {
+            Ok((r, t)) => (r, t),
             Err(_) => {
-                own = RequestReader::new();
-                &mut own
+                own = (RequestReader::new(), String::new());
+                (&mut own.0, &mut own.1)
             }
         };
         reader.clear();
-        let stopped = Walk::new(env, reader, plain_keys).request(form, &fields);
+        let stopped = Walk::new(env, reader, text, plain_keys).request(form, &fields);
         let d = reader.decide(&self.engine, explain);
         if let Err(Stop::Threw(e)) = stopped {
             // The exception is pending; `toolgate.js` catches it and asks for the decision.
@@ -212,7 +213,7 @@ pub struct Walk<'r, 'env> {
     /// nesting at the depth limit).
     ancestors: Vec<Unknown<'env>>,
     /// The text of the string or key last read.
-    text: String,
+    text: &'r mut String,
 }
 
 /// What JSON text names a value of this type, for a refusal.
@@ -229,13 +230,18 @@ fn type_name(t: ValueType) -> &'static str {
 
 impl<'r, 'env> Walk<'r, 'env> {
     /// A walk reporting to `reader`.
-    pub fn new(env: &'env Env, reader: &'r mut RequestReader, plain_keys: PlainKeys<'env>) -> Self {
+    pub fn new(
+        env: &'env Env,
+        reader: &'r mut RequestReader,
+        text: &'r mut String,
+        plain_keys: PlainKeys<'env>,
+    ) -> Self {
         Walk {
             env,
             reader,
             plain_keys,
             ancestors: Vec::new(),
-            text: String::new(),
+            text,
         }
     }
 
@@ -301,7 +307,7 @@ impl<'r, 'env> Walk<'r, 'env> {
                         )
                         .into());
                 }
-                self.reader.key(&self.text)?;
+                self.reader.key(self.text)?;
                 self.value(value, t)?;
             }
         }
@@ -347,7 +353,7 @@ impl<'r, 'env> Walk<'r, 'env> {
                         .refuse("holds a lone surrogate, which is not Unicode text")
                         .into());
                 }
-                self.reader.str(&self.text)?;
+                self.reader.str(self.text)?;
             }
             ValueType::Object => self.container(v)?,
             other => {
@@ -386,11 +392,11 @@ impl<'r, 'env> Walk<'r, 'env> {
             .split_last()
             .map_or(&[][..], |(_, text)| text);
         if units.iter().all(|&u| u < 0x80) {
-            let mut bytes = std::mem::take(&mut self.text).into_bytes();
+            let mut bytes = std::mem::take(self.text).into_bytes();
             bytes.clear();
             bytes.extend(units.iter().map(|&u| u as u8));
             // ASCII is UTF-8.
-            self.text = String::from_utf8(bytes).unwrap_or_default();
+            *self.text = String::from_utf8(bytes).unwrap_or_default();
             return Ok(true);
         }
         self.text.clear();
@@ -466,7 +472,7 @@ impl<'r, 'env> Walk<'r, 'env> {
                 Ok(item) => item,
                 Err(e) => {
                     // Name the member whose read threw.
-                    let _ = self.reader.key(&self.text);
+                    let _ = self.reader.key(self.text);
                     return Err(self.threw(e));
                 }
             };
@@ -474,7 +480,7 @@ impl<'r, 'env> Walk<'r, 'env> {
             if t == ValueType::Undefined {
                 continue;
             }
-            self.reader.key(&self.text)?;
+            self.reader.key(self.text)?;
             self.value(item, t)?;
         }
         self.ancestors.pop();
