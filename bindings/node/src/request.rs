@@ -28,15 +28,16 @@ use toolgate::Decision;
 /// from one call to the next), the engine's numbered decision shapes, and the decision of a
 /// call whose reading threw until it is asked for.
 ///
-/// The function is called as `(form | present << 3, tool_use_id, agent, tool, server, args, permissions,
-/// rest, explain, plainKeys)`: `form` says how `toolgate.js` found the request (see
-/// [`Form::from_code`]), the fields are the request's values (`undefined` when absent; the id
-/// in either spelling), `rest` the other keys and values alternating, `present` a bit per
-/// value that is not `undefined` (in that order), `plainKeys` `toolgate.js`'s [`PlainKeys`]. It answers
-/// `2 * shape + echo` for a numbered decision shape (see `shapes.rs`; `echo` is 1 when the
-/// decision carries the request's `tool_use_id`), or the decision object itself. When reading
-/// a value threw, the exception propagates and the call `(THROWN)` answers the decision;
-/// `(TEMPLATE, n)` answers shape `n` as a decision object with `tool_use_id` `null`.
+/// The function is called as `(form | present << 3, tool_use_id, agent, tool, server, args,
+/// permissions, rest, explain, plainKeys)`: `form` says how `toolgate.js` found the request
+/// (see [`Form::from_code`]), the fields are the request's values (`undefined` when absent;
+/// the id in either spelling), `rest` the other keys and values alternating, `present` a bit
+/// per value that is not `undefined` (in that order), `plainKeys` `toolgate.js`'s
+/// [`PlainKeys`]. It answers `2 * shape + echo` for a numbered decision shape (see
+/// `shapes.rs`; `echo` is 1 when the decision carries the request's `tool_use_id`), or the
+/// decision object itself. When reading a value threw, the exception propagates and the call
+/// `(THROWN)` answers the decision; `(TEMPLATE, n)` answers shape `n` as a decision object
+/// with `tool_use_id` `null`.
 pub struct Decider {
     engine: Arc<toolgate::Engine>,
     /// The request reader and a text buffer, kept from one call to the next.
