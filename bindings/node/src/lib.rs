@@ -22,3 +22,20 @@ pub use decision::{Decision, Request, Rule, TestCase, VisibleTool};
 pub use engine::Engine;
 pub use error::Diagnostic;
 pub use permissions::{permission_denied_message, PermissionSet};
+
+#[cfg(test)]
+mod tests {
+    /// `lib/names.js`'s `splitToolName` (kept in JS: a tool name with a lone surrogate stays
+    /// exact there) and the library's `split_tool_name` agree on one table of names
+    /// (`test/tool-names.json`, which `test/callbacks.test.js` checks the JS side against).
+    #[test]
+    fn tool_names_split_as_the_table_says() {
+        type Row = (String, Option<String>, Option<String>, String);
+        let rows: Vec<Row> = serde_json::from_str(include_str!("../test/tool-names.json")).unwrap();
+        assert!(rows.len() > 10);
+        for (name, hint, server, tool) in &rows {
+            let got = toolgate::host::split_tool_name(name, hint.as_deref());
+            assert_eq!(got, (server.as_deref(), tool.as_str()), "{name} {hint:?}");
+        }
+    }
+}
