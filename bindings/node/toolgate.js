@@ -26,8 +26,9 @@ Object.defineProperty(PermissionSet.prototype, 'grant', {
 // addon's decider function, which walks everything inside them and reads the request with the
 // library's one request reader (the CLI's checks, limits and messages). The addon answers
 // with the number of the decision's shape, which is copied from a template object kept per
-// engine (the templates are as many as the program's rules and defaults), or with the whole
-// decision when its text quotes the request. The addon's decider is a plain function bound to
+// engine (the templates are as many as the program's rules and defaults), with its message and
+// the number of a template for the rest when the message quotes the request (an unknown
+// tool's name, a bad request's reason), or with the whole decision (with `explain`). The addon's decider is a plain function bound to
 // the engine (a class method's call costs more than reading a small request).
 const OBJECT_PROTOTYPE = Object.prototype
 const getPrototypeOf = Object.getPrototypeOf
@@ -43,6 +44,7 @@ function plainKeys(object) {
 }
 const TEMPLATE = 5 // the decider's form asking for a shape's template
 const THROWN = 6 // the decider's form asking for the decision of a call whose reading threw
+const QUOTED = 7 // the decider's form asking for the shape of a decision it answered with its message
 const newDecider = Engine.prototype.decider
 
 /** Each engine's decider function and its decision templates, by shape number. */
@@ -114,7 +116,14 @@ Object.defineProperty(Engine.prototype, 'decide', {
       if (typeof d === 'number') throw e
       return d
     }
-    if (typeof answer !== 'number') return answer
+    let message
+    if (typeof answer === 'string') {
+      // A message quoting the request; the rest is a template's.
+      message = answer
+      answer = decide(QUOTED)
+    } else if (typeof answer !== 'number') {
+      return answer
+    }
     const n = answer >> 1
     let t = decider.templates[n]
     if (t === undefined) t = decider.templates[n] = decide(TEMPLATE, n)
@@ -124,7 +133,7 @@ Object.defineProperty(Engine.prototype, 'decide', {
       reason: t.reason,
       permission: t.permission,
       argument: t.argument,
-      message: t.message,
+      message: message === undefined ? t.message : message,
       rule: r === null ? null : { agent: r.agent, effect: r.effect, target: r.target, file: r.file, line: r.line, column: r.column },
       tool_use_id: (answer & 1) === 1 ? id : null,
       policy_hash: t.policy_hash,

@@ -2,7 +2,7 @@
 
 use crate::decision::{TestCase, VisibleTool};
 use crate::error::{self, Diagnostic};
-use crate::request::Decider;
+use crate::request::{Answer, Decider};
 use napi::bindgen_prelude::{Buffer, Function, Unknown};
 use napi::{Either, Env, JsValue};
 use napi_derive::napi;
@@ -73,7 +73,7 @@ impl Engine {
     #[napi(skip_typescript)]
     pub fn decider<'env>(&self, env: &'env Env) -> napi::Result<Unknown<'env>> {
         let decider = Decider::new(Arc::clone(&self.inner));
-        let f: Function<'env, Unknown<'env>, Either<i32, Unknown<'static>>> =
+        let f: Function<'env, Unknown<'env>, Answer> =
             env.create_function_from_closure("decide", move |ctx| decider.call(&ctx))?;
         Ok(f.to_unknown())
     }

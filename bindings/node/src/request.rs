@@ -15,11 +15,12 @@
 //! order, then the other keys with their values; everything inside them is walked here.
 
 use crate::shapes::Shapes;
+use napi::bindgen_prelude::Either3;
 use napi::bindgen_prelude::{
     FromNapiValue, Function, FunctionCallContext, JsObjectValue, Object, Unknown,
 };
-use napi::{Either, Env, JsString, JsValue, ValueType};
-use std::cell::RefCell;
+use napi::{Env, JsString, JsValue, ValueType};
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use toolgate::host::request::{Refused, RequestReader, FIELDS, MAX_DEPTH};
 use toolgate::Decision;
@@ -35,24 +36,30 @@ use toolgate::Decision;
 /// per value that is not `undefined` (in that order), `plainKeys` `toolgate.js`'s
 /// [`PlainKeys`]. It answers `2 * shape + echo` for a numbered decision shape (see
 /// `shapes.rs`; `echo` is 1 when the decision carries the request's `tool_use_id`), or the
-/// decision object itself. When reading a value threw, the exception propagates and the call
-/// `(THROWN)` answers the decision; `(TEMPLATE, n)` answers shape `n` as a decision object
-/// with `tool_use_id` `null`.
+/// decision's message when that quotes the request (the call `(QUOTED)` then answers the
+/// shape code of the rest, see `Shapes::quoting`), or the decision object itself. When
+/// reading a value threw, the exception propagates and the call `(THROWN)` answers the
+/// decision; `(TEMPLATE, n)` answers shape `n` as a decision object with `tool_use_id` `null`.
 pub struct Decider {
     engine: Arc<toolgate::Engine>,
     /// The request reader and a text buffer, kept from one call to the next.
     buffers: RefCell<(RequestReader, String)>,
     shapes: RefCell<Shapes>,
     thrown: RefCell<Option<Decision<'static>>>,
+    /// The shape code of the last decision answered with its message.
+    quoted: Cell<i32>,
 }
 
 /// The `form` asking a [`Decider`] for a shape's template.
 const TEMPLATE: u32 = 5;
 /// The `form` asking a [`Decider`] for the decision of the call whose reading threw.
 const THROWN: u32 = 6;
+/// The `form` asking a [`Decider`] for the shape code of the last decision it answered with
+/// its message.
+const QUOTED: u32 = 7;
 
-/// A decider's answer: a shape code, or a decision object.
-type Answer = Either<i32, Unknown<'static>>;
+/// A decider's answer: a shape code, a message (see [`QUOTED`]), or a decision object.
+pub type Answer = Either3<i32, String, Unknown<'static>>;
 
 impl Decider {
     /// A decider for `engine`.
@@ -62,6 +69,7 @@ impl Decider {
             buffers: RefCell::default(),
             shapes: RefCell::default(),
             thrown: RefCell::default(),
+            quoted: Cell::new(-1),
         }
     }
 
@@ -85,12 +93,13 @@ impl Decider {
                 let d = shapes
                     .get(n)
                     .ok_or_else(|| napi::Error::from_reason(format!("no decision shape {n}")))?;
-                env.to_js_value(d).map(Either::B)
+                env.to_js_value(d).map(Either3::C)
             }
             THROWN => match self.thrown.try_borrow_mut().ok().and_then(|mut t| t.take()) {
-                Some(d) => env.to_js_value(&d).map(Either::B),
-                None => Ok(Either::A(-1)),
+                Some(d) => env.to_js_value(&d).map(Either3::C),
+                None => Ok(Either3::A(-1)),
             },
+            QUOTED => Ok(Either3::A(self.quoted.replace(-1))),
             _ => self.decide(env, ctx, Form::from_code(form), code >> 3),
         }
     }
@@ -132,14 +141,17 @@ impl Decider {
             return Err(e);
         }
         if let Ok(mut shapes) = self.shapes.try_borrow_mut() {
-            if let Some(n) = shapes.number(&d) {
-                if n < (1 << 30) {
-                    let echo = i32::from(d.tool_use_id.is_some());
-                    return Ok(Either::A(n as i32 * 2 + echo));
-                }
+            let echo = i32::from(d.tool_use_id.is_some());
+            if let Some(n) = shapes.number(&d).filter(|&n| n < (1 << 30)) {
+                return Ok(Either3::A(n as i32 * 2 + echo));
+            }
+            // A message quoting the request: the message, and the rest from a template.
+            if let Some(n) = shapes.quoting(&d).filter(|&n| n < (1 << 30)) {
+                self.quoted.set(n as i32 * 2 + echo);
+                return Ok(Either3::B(d.message.into_owned()));
             }
         }
-        env.to_js_value(&d).map(Either::B)
+        env.to_js_value(&d).map(Either3::C)
     }
 }
 
@@ -165,7 +177,7 @@ impl Form {
             0 => Form::Plain,
             1 => Form::NotObject,
             2 => Form::NotPlain,
-            // 3 and anything else: reading threw.
+            // 3: reading threw.
             4 => Form::BothIds,
             _ => Form::Threw,
         }

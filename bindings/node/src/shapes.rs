@@ -27,6 +27,9 @@ pub struct Shapes {
     by_place: FxHashMap<Place, u32>,
     /// Shape numbers by the hash of their fields (collisions share a list).
     by_fields: FxHashMap<u64, Vec<u32>>,
+    /// The numbers of shapes less their message (see [`Shapes::quoting`]), by effect and
+    /// reason.
+    by_reason: FxHashMap<(toolgate::Effect, Reason), u32>,
     /// The shapes, by number, each a decision without `tool_use_id` and explanation.
     entries: Vec<Decision<'static>>,
 }
@@ -112,6 +115,32 @@ impl Shapes {
         if let Some(p) = place {
             self.by_place.insert(p, n);
         }
+        Some(n)
+    }
+
+    /// For a decision that is not numbered because its message quotes the request and that
+    /// has nothing else of its own (no rule, argument or permission): the number of its shape
+    /// less the message (a template whose message is empty), numbered now when new. These are
+    /// as many as the effects and reasons, so `toolgate.js` copies such a decision from a
+    /// template too and takes the message from the addon.
+    pub fn quoting(&mut self, d: &Decision<'_>) -> Option<u32> {
+        if d.rule.is_some()
+            || d.argument.is_some()
+            || d.permission.is_some()
+            || d.explanation.is_some()
+        {
+            return None;
+        }
+        let key = (d.decision, d.reason);
+        if let Some(&n) = self.by_reason.get(&key) {
+            return Some(n);
+        }
+        let n = u32::try_from(self.entries.len()).ok()?;
+        let mut entry = d.clone().into_owned();
+        entry.tool_use_id = None;
+        entry.message = Cow::Borrowed("");
+        self.entries.push(entry);
+        self.by_reason.insert(key, n);
         Some(n)
     }
 
@@ -211,6 +240,18 @@ mod tests {
         let unknown_agent = e.decide(&toolgate::Request::new("nobody", "t"));
         assert_eq!(shapes.number(&unknown_agent), None);
         assert_eq!(shapes.len(), 0);
+        // Less their message, they are as many as their reasons.
+        let q = shapes.quoting(&unknown_agent).unwrap();
+        for i in 0..100 {
+            let d = e.decide(&toolgate::Request::new(format!("n{i}"), "t"));
+            assert_eq!(shapes.quoting(&d), Some(q));
+            assert_eq!(
+                shapes.quoting(&e.bad_request(format!("bad request: {i}"), None)),
+                Some(q + 1)
+            );
+        }
+        assert_eq!(shapes.get(q).unwrap().message, "");
+        assert_eq!(shapes.len(), 2);
         // A text the engine made for a declared agent and tool is numbered, owned or not.
         let no_rule = e.decide(&request(r#"{"agent":"a","tool":"t"}"#));
         let n = shapes.number(&no_rule).unwrap();
