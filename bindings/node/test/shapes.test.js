@@ -55,7 +55,7 @@ test('one shape echoes each request\'s own tool_use_id, in either spelling, or n
   assert.deepEqual(requests.map((r) => engine.decide(r).tool_use_id), ['toolu_1', 'toolu_2', null, null, 'toolu_3', null, 'toolu_4'])
 })
 
-test('decisions whose message quotes the request are built in full, every time', () => {
+test('decisions whose message quotes the request equal the ones built in full, every time', () => {
   const engine = Engine.fromSource(POLICY, 'shapes.policy')
   // Each unknown tool's message names it: never numbered, so nothing fills up.
   for (let i = 0; i < 5000; i++) {
