@@ -8,12 +8,8 @@ const { withPermissions, withPermissionsAll } = require('./lib/hermes.js')
 const { permission, canUseTool, preToolUseHook } = require('./lib/callbacks.js')
 const { guardClient } = require('./lib/mcp.js')
 const { splitToolName } = require('./lib/names.js')
-const { writeRequest, writeNotObject, requestBuffer, trimBuffer } = require('./lib/text.js')
 
 const { Engine, PermissionSet } = native
-
-/** Where the addon's own `decide` is kept, for the tests that compare it with `decide`. */
-const NATIVE_DECIDE = Symbol.for('toolgate.nativeDecide')
 
 // Hermes' `grant('fs:read', 'net:http')` is variadic; the addon takes one list.
 const grant = PermissionSet.prototype.grant
@@ -25,70 +21,63 @@ Object.defineProperty(PermissionSet.prototype, 'grant', {
   },
 })
 
-// `decide` reads the request's own enumerable fields in JS (as JSON has them). When every
-// value is one whose JSON form is exact (see `writeValue` in lib/text.js), it writes the
-// request as UTF-8 JSON text into a byte buffer, which the addon reads in place and parses as
-// the CLI does, and answers with the number of the decision's shape;
-// the decision is then a copy of that shape's template, kept per engine. Anything else (and
-// `explain`) goes to `decideWith`: the addon walks the values through Node-API, naming what
-// JSON cannot hold, and calls `decisionObject` with the decision's fields. Each step costs a
-// fraction of the same work through Node-API. The addon's own `decide` (which reads and
-// builds everything through Node-API) stays reachable for the tests that compare them.
+// `decide` reads the request object's own enumerable fields here (as JSON has them; a JS
+// property read costs a fraction of one through Node-API) and hands their values to the
+// addon's decider function, which walks everything inside them and reads the request with the
+// library's one request reader (the CLI's checks, limits and messages). The addon answers
+// with the number of the decision's shape, which is copied from a template object kept per
+// engine (the templates are as many as the program's rules and defaults), with its message and
+// the number of a template for the rest when the message quotes the request (an unknown
+// tool's name, a bad request's reason), or with the whole decision (with `explain`). The addon's decider is a plain function bound to
+// the engine (a class method's call costs more than reading a small request).
 const OBJECT_PROTOTYPE = Object.prototype
-function decisionObject(decision, reason, permission, argument, message, toolUseId, policyHash, explanation, ruleAgent, ruleEffect, ruleTarget, ruleFile, ruleLine, ruleColumn) {
-  const d = {
-    decision,
-    reason,
-    permission,
-    argument,
-    message,
-    rule: ruleAgent === undefined ? null : { agent: ruleAgent, effect: ruleEffect, target: ruleTarget, file: ruleFile, line: ruleLine, column: ruleColumn },
-    tool_use_id: toolUseId,
-    policy_hash: policyHash,
+const getPrototypeOf = Object.getPrototypeOf
+const keys = Object.keys
+/**
+ * For the addon's walk: a plain object's own enumerable string keys, in order, or `null` for
+ * an object that is not plain. One call into JS costs less than the prototype check and the
+ * key collection through Node-API.
+ */
+function plainKeys(object) {
+  const proto = getPrototypeOf(object)
+  return proto === OBJECT_PROTOTYPE || proto === null ? keys(object) : null
+}
+const TEMPLATE = 5 // the decider's form asking for a shape's template
+const THROWN = 6 // the decider's form asking for the decision of a call whose reading threw
+const QUOTED = 7 // the decider's form asking for the shape of a decision it answered with its message
+const newDecider = Engine.prototype.decider
+
+/** Each engine's decider function and its decision templates, by shape number. */
+const DECIDERS = new WeakMap()
+let lastEngine = null
+let lastDecider = null
+function deciderOf(engine) {
+  if (engine === lastEngine) return lastDecider
+  let d = DECIDERS.get(engine)
+  if (d === undefined) {
+    d = { decide: newDecider.call(engine), templates: [] }
+    DECIDERS.set(engine, d)
   }
-  if (explanation !== undefined) d.explanation = explanation
+  lastEngine = engine
+  lastDecider = d
   return d
 }
 
-/**
- * Each engine's JSON-text decider (`jsonDecider`) and its decision shapes by number, each a
- * template decision fetched from the addon when first seen; `undefined` for an engine that
- * cannot hold them (a frozen one), which `decideWith` then answers.
- */
-const FAST = Symbol('toolgate.fastDecide')
-function fastOf(engine) {
-  let fast = engine[FAST]
-  if (fast === undefined) {
-    if (!Object.isExtensible(engine)) return undefined
-    fast = { decide: jsonDecider.call(engine), shapes: [] }
-    try {
-      Object.defineProperty(engine, FAST, { value: fast })
-    } catch {
-      return undefined
-    }
-  }
-  return fast
-}
-
-const nativeDecide = Engine.prototype.decide
-const decideWith = Engine.prototype.decideWith
-const jsonDecider = Engine.prototype.jsonDecider
-const decisionShape = Engine.prototype.decisionShape
-Object.defineProperty(Engine.prototype, NATIVE_DECIDE, { value: nativeDecide })
 Object.defineProperty(Engine.prototype, 'decide', {
   configurable: true,
   writable: true,
   enumerable: true,
   value: function decide(request, explain) {
-    let shape = 0 // 0 plain object, 1 not an object, 2 not plain, 3 reading it threw
-    let snake, camel, agent, tool, server, args, permissions
+    // 0 a plain object, 1 not an object, 2 not plain, 3 reading it threw, 4 both ids given
+    let form = 0
+    let snake, camel, agent, tool, server, args, permissions, rest
     if (request === null || typeof request !== 'object') {
-      shape = 1
+      form = 1
     } else {
       try {
         const proto = Object.getPrototypeOf(request)
-        if (Array.isArray(request)) shape = 1
-        else if (proto !== OBJECT_PROTOTYPE && proto !== null) shape = 2
+        if (Array.isArray(request)) form = 1
+        else if (proto !== OBJECT_PROTOTYPE && proto !== null) form = 2
         else {
           for (const key of Object.keys(request)) {
             switch (key) {
@@ -99,45 +88,56 @@ Object.defineProperty(Engine.prototype, 'decide', {
               case 'server': server = request.server; break
               case 'args': args = request.args; break
               case 'permissions': permissions = request.permissions; break
+              default:
+                if (rest === undefined) rest = []
+                rest.push(key, request[key])
             }
           }
         }
       } catch {
-        shape = 3
+        form = 3
       }
     }
-    if (explain !== true && shape < 2 && (snake === undefined || camel === undefined)) {
-      const id = snake === undefined ? camel : snake
-      let length
-      if (shape === 1) length = writeNotObject() // what the CLI answers for a request that is no object
-      else {
-        try {
-          length = writeRequest(id, agent, tool, server, args, permissions)
-        } catch {
-          length = -1 // a getter or proxy threw: `decideWith` reads again and names it
-        }
-      }
-      const fast = length >= 0 ? fastOf(this) : undefined
-      const code = fast === undefined ? -1 : fast.decide(requestBuffer(), length)
-      trimBuffer()
-      if (code >= 0) {
-        const n = code >> 1
-        let t = fast.shapes[n]
-        if (t === undefined) t = fast.shapes[n] = decisionShape.call(this, n, decisionObject)
-        const r = t.rule
-        return {
-          decision: t.decision,
-          reason: t.reason,
-          permission: t.permission,
-          argument: t.argument,
-          message: t.message,
-          rule: r === null ? null : { agent: r.agent, effect: r.effect, target: r.target, file: r.file, line: r.line, column: r.column },
-          tool_use_id: (code & 1) === 1 ? id : null,
-          policy_hash: t.policy_hash,
-        }
-      }
+    let id = snake
+    if (camel !== undefined) {
+      if (snake !== undefined) form = 4
+      else id = camel
     }
-    return decideWith.call(this, shape, snake, camel, agent, tool, server, args, permissions, explain === true, decisionObject, OBJECT_PROTOTYPE)
+    const decider = deciderOf(this)
+    const decide = decider.decide
+    let answer
+    try {
+      const present = (id === undefined ? 0 : 1) | (agent === undefined ? 0 : 2) | (tool === undefined ? 0 : 4) |
+        (server === undefined ? 0 : 8) | (args === undefined ? 0 : 16) | (permissions === undefined ? 0 : 32) | (rest === undefined ? 0 : 64)
+      answer = decide(form | (present << 3), id, agent, tool, server, args, permissions, rest, explain === true, plainKeys)
+    } catch (e) {
+      // A getter or proxy trap inside the request threw: the request is refused, naming it.
+      const d = decide(THROWN)
+      if (typeof d === 'number') throw e
+      return d
+    }
+    let message
+    if (typeof answer === 'string') {
+      // A message quoting the request; the rest is a template's.
+      message = answer
+      answer = decide(QUOTED)
+    } else if (typeof answer !== 'number') {
+      return answer
+    }
+    const n = answer >> 1
+    let t = decider.templates[n]
+    if (t === undefined) t = decider.templates[n] = decide(TEMPLATE, n)
+    const r = t.rule
+    return {
+      decision: t.decision,
+      reason: t.reason,
+      permission: t.permission,
+      argument: t.argument,
+      message: message === undefined ? t.message : message,
+      rule: r === null ? null : { agent: r.agent, effect: r.effect, target: r.target, file: r.file, line: r.line, column: r.column },
+      tool_use_id: (answer & 1) === 1 ? id : null,
+      policy_hash: t.policy_hash,
+    }
   },
 })
 

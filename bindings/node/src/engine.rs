@@ -2,7 +2,8 @@
 
 use crate::decision::{TestCase, VisibleTool};
 use crate::error::{self, Diagnostic};
-use napi::bindgen_prelude::{Buffer, Unknown};
+use crate::request::{Answer, Decider};
+use napi::bindgen_prelude::{Buffer, Function, Unknown};
 use napi::{Either, Env, JsValue};
 use napi_derive::napi;
 use std::path::PathBuf;
@@ -14,7 +15,6 @@ pub struct Engine {
     inner: Arc<toolgate::Engine>,
     warnings: Vec<toolgate::Diagnostic>,
     sources: Option<toolgate::source::SourceMap>,
-    shapes: Arc<crate::shapes::Shapes>,
 }
 
 #[napi]
@@ -49,12 +49,12 @@ impl Engine {
             Either::B(ps) => ps.into_iter().map(PathBuf::from).collect(),
         };
         match toolgate::load::engine_from_paths(&paths) {
-            Ok(loaded) => Ok(Engine {
-                inner: Arc::new(loaded.engine),
-                warnings: loaded.warnings.sorted().into_iter().cloned().collect(),
-                sources: loaded.policy.map(|p| p.sources),
-                shapes: Default::default(),
-            }),
+            Ok(loaded) => {
+                let mut engine = Engine::new(loaded.engine);
+                engine.warnings = loaded.warnings.sorted().into_iter().cloned().collect();
+                engine.sources = loaded.policy.map(|p| p.sources);
+                Ok(engine)
+            }
             Err(e) => Err(error::load_failure(&env, &e)),
         }
     }
@@ -64,134 +64,18 @@ impl Engine {
             inner: Arc::new(engine),
             warnings: Vec::new(),
             sources: None,
-            shapes: Default::default(),
         }
     }
 
-    /// Decides one tool call. `request` is the CLI's request object (`agent`, `tool`,
-    /// `server?`, `args?`, `tool_use_id`/`toolUseId`?, `permissions?`); the answer has the CLI's
-    /// decision fields. Never throws: a value JSON cannot hold, or a malformed request, is a
-    /// `bad_request` denial. `explain` (`true`; any other value is `false`) adds an
-    /// `explanation`, as `eval --explain` does.
-    #[napi(
-        ts_args_type = "request: Request, explain?: boolean",
-        ts_return_type = "Decision"
-    )]
-    pub fn decide(
-        &self,
-        env: Env,
-        request: Unknown,
-        explain: Option<Unknown>,
-    ) -> napi::Result<crate::output::Raw> {
-        let d = self.decision(&env, request, explain);
-        // SAFETY: the environment is this call's.
-        unsafe { crate::output::decision(env.raw(), &d) }
-    }
-
-    /// The same decision as `decide`, for `toolgate.js`: the request's fields come read
-    /// (`shape`: 0 a plain object, 1 not an object, 2 not plain, 3 reading threw), and
-    /// `build` makes the decision object (see `output::through`). JS property reads and an
-    /// object literal cost a fraction of the same work through Node-API.
-    #[napi(skip_typescript, js_name = "decideWith")]
-    #[allow(clippy::too_many_arguments)]
-    pub fn decide_with(
-        &self,
-        env: Env,
-        shape: u32,
-        tool_use_id: Unknown,
-        tool_use_id_camel: Unknown,
-        agent: Unknown,
-        tool: Unknown,
-        server: Unknown,
-        args: Unknown,
-        permissions: Unknown,
-        explain: bool,
-        build: Unknown,
-        object_prototype: Unknown,
-    ) -> napi::Result<crate::output::Raw> {
-        use crate::request::Shape;
-        let shape = match shape {
-            0 => Shape::Plain,
-            1 => Shape::NotObject,
-            2 => Shape::NotPlain,
-            _ => Shape::Threw,
-        };
-        let values = [
-            tool_use_id.raw(),
-            tool_use_id_camel.raw(),
-            agent.raw(),
-            tool.raw(),
-            server.raw(),
-            args.raw(),
-            permissions.raw(),
-        ];
-        // SAFETY: the environment and the values are this call's.
-        let parsed = unsafe {
-            crate::request::read_fields(env.raw(), shape, &values, object_prototype.raw())
-        };
-        let d = self.decided(parsed, explain);
-        // SAFETY: as above.
-        unsafe { crate::output::through(env.raw(), &d, build.raw()) }
-    }
-
-    /// A function `(text) => number` deciding requests of this engine given as JSON text,
-    /// for `toolgate.js` (see `decider.rs`): `2 * shape + id`, or -1 when `decideWith` must
-    /// answer; `decisionShape` gives a shape's fields.
-    #[napi(skip_typescript, js_name = "jsonDecider")]
-    pub fn json_decider(&self, env: Env) -> napi::Result<crate::output::Raw> {
-        let bound = crate::decider::Bound {
-            engine: Arc::clone(&self.inner),
-            shapes: Arc::clone(&self.shapes),
-        };
-        // SAFETY: the environment is this call's.
-        unsafe { crate::decider::function(env.raw(), bound) }
-    }
-
-    /// Shape `number` of a `jsonDecider` function's answers, handed to `build` as `decideWith` hands a
-    /// decision (with `tool_use_id` `null`); what `build` returns.
-    #[napi(skip_typescript, js_name = "decisionShape")]
-    pub fn decision_shape(
-        &self,
-        env: Env,
-        number: u32,
-        build: Unknown,
-    ) -> napi::Result<crate::output::Raw> {
-        let d = self
-            .shapes
-            .get(number)
-            .ok_or_else(|| napi::Error::from_reason(format!("no decision shape {number}")))?;
-        // SAFETY: the environment and `build` are this call's.
-        unsafe { crate::output::through(env.raw(), &d, build.raw()) }
-    }
-
-    /// Reads the request and decides it; a request that cannot be read is a `bad_request`.
-    fn decision(
-        &self,
-        env: &Env,
-        request: Unknown,
-        explain: Option<Unknown>,
-    ) -> toolgate::Decision<'_> {
-        // SAFETY: the environment and the values are those of the calling napi function.
-        let explain =
-            explain.is_some_and(|e| unsafe { crate::request::is_true(env.raw(), e.raw()) });
-        // SAFETY: as above.
-        let parsed = unsafe { crate::request::read_request(env.raw(), request.raw()) };
-        self.decided(parsed, explain)
-    }
-
-    /// Decides a request read from JS; one that could not be read is a `bad_request`.
-    fn decided(
-        &self,
-        parsed: Result<toolgate::Request, toolgate::engine::BadRequest>,
-        explain: bool,
-    ) -> toolgate::Decision<'_> {
-        match parsed {
-            Ok(req) if explain => self.inner.decide_explained(&req),
-            Ok(req) => self.inner.decide(&req),
-            Err(bad) => self
-                .inner
-                .bad_request(format!("bad request: {}", bad.message), bad.tool_use_id),
-        }
+    /// The function `toolgate.js`'s `decide` calls (see [`Decider`]), bound to this engine.
+    /// A plain JS function made from a closure: calling it skips the receiver unwrapping and
+    /// borrow bookkeeping of a class method, which cost more than reading a small request.
+    #[napi(skip_typescript)]
+    pub fn decider<'env>(&self, env: &'env Env) -> napi::Result<Unknown<'env>> {
+        let decider = Decider::new(Arc::clone(&self.inner));
+        let f: Function<'env, Unknown<'env>, Answer> =
+            env.create_function_from_closure("decide", move |ctx| decider.call(&ctx))?;
+        Ok(f.to_unknown())
     }
 
     /// The tools `agent` may see, in declaration order (`toolgate tools`); `null` for an

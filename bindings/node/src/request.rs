@@ -1,652 +1,503 @@
-//! Reading a JS request object into a `toolgate::Request`, walking the value in Rust.
+//! Reading a request from JS values: a walk through napi-rs's safe API that reports each part
+//! to the library's [`RequestReader`], which applies the rules every host shares (exactly
+//! JSON, the size and depth limits, distinct keys, the top-level fields' types) with the CLI's
+//! messages.
 //!
 //! A JS value maps to JSON exactly or not at all: strings (well-formed UTF-16 only), finite
-//! numbers, booleans, `null`, arrays and plain objects (prototype `Object.prototype` or
-//! `null`; own enumerable string keys, in `Object.keys` order). Anything JSON cannot hold —
-//! `undefined` inside an array, `NaN`, `Infinity`, a BigInt, a function, a symbol, a class
-//! instance (`Date`, `Map`, a `Buffer`...), a cycle, nesting deeper than the CLI's parser
-//! accepts, or a getter that throws — is a [`BadRequest`], which the engine answers with a
-//! `bad_request` decision. An object property whose value is `undefined` is absent, as
-//! `JSON.stringify` leaves it out.
+//! numbers, booleans, `null`, arrays and plain objects (prototype `Object.prototype` or `null`;
+//! own enumerable string keys, in `Object.keys` order). Anything JSON cannot hold (`undefined`
+//! inside an array, `NaN`, a BigInt, a function, a symbol, a class instance, a cycle) is
+//! refused, and the engine answers `bad_request`. An object property whose value is
+//! `undefined` is absent, as `JSON.stringify` leaves it out. Each property is read once.
 //!
-//! The walk calls Node-API directly (no intermediate JSON text, no per-key C string
-//! allocation), so a small request costs a few dozen Node-API calls.
+//! `toolgate.js` reads the request object's own fields (cheaper in JS than through Node-API)
+//! and hands their values to a [`Decider`] in [`FIELDS`](toolgate::host::request::FIELDS)
+//! order, then the other keys with their values; everything inside them is walked here.
 
-use napi::sys;
-use serde_json::{Map, Number, Value};
-use std::ffi::CStr;
-use std::ptr;
-use toolgate::engine::request::MAX_REQUEST_BYTES;
-use toolgate::engine::BadRequest;
-use toolgate::Request;
+use crate::shapes::Shapes;
+use napi::bindgen_prelude::Either3;
+use napi::bindgen_prelude::{
+    FromNapiValue, Function, FunctionCallContext, JsObjectValue, Object, Unknown,
+};
+use napi::{Env, JsString, JsValue, ValueType};
+use std::cell::{Cell, RefCell};
+use std::sync::Arc;
+use toolgate::host::request::{Refused, RequestReader, FIELDS, MAX_DEPTH};
+use toolgate::Decision;
 
-/// The deepest nesting of arrays and objects accepted, counting the request object itself:
-/// the CLI's JSON parser refuses the 128th level.
-pub const MAX_DEPTH: usize = 127;
-
-/// A lower bound of the request's size as JSON text, and the ancestors of the value being
-/// read (to tell a cycle from deep nesting).
-struct Walk {
-    env: sys::napi_env,
-    /// Bytes the value takes at least as JSON text.
-    bytes: usize,
-    /// `Object.prototype`, looked up when the first object is met.
-    object_prototype: sys::napi_value,
-    /// The arrays and objects enclosing the current value.
-    ancestors: Vec<sys::napi_value>,
-    /// The request's id, once read, so a refusal still carries it.
-    tool_use_id: Option<String>,
+/// What `engine.decider()`'s function holds: the engine, the request reader (its buffers kept
+/// from one call to the next), the engine's numbered decision shapes, and the decision of a
+/// call whose reading threw until it is asked for.
+///
+/// The function is called as `(form | present << 3, tool_use_id, agent, tool, server, args,
+/// permissions, rest, explain, plainKeys)`: `form` says how `toolgate.js` found the request
+/// (see [`Form::from_code`]), the fields are the request's values (`undefined` when absent;
+/// the id in either spelling), `rest` the other keys and values alternating, `present` a bit
+/// per value that is not `undefined` (in that order), `plainKeys` `toolgate.js`'s
+/// [`PlainKeys`]. It answers `2 * shape + echo` for a numbered decision shape (see
+/// `shapes.rs`; `echo` is 1 when the decision carries the request's `tool_use_id`), or the
+/// decision's message when that quotes the request (the call `(QUOTED)` then answers the
+/// shape code of the rest, see `Shapes::quoting`), or the decision object itself. When
+/// reading a value threw, the exception propagates and the call `(THROWN)` answers the
+/// decision; `(TEMPLATE, n)` answers shape `n` as a decision object with `tool_use_id` `null`.
+pub struct Decider {
+    engine: Arc<toolgate::Engine>,
+    /// The request reader and a text buffer, kept from one call to the next.
+    buffers: RefCell<(RequestReader, String)>,
+    shapes: RefCell<Shapes>,
+    thrown: RefCell<Option<Decision<'static>>>,
+    /// The shape code of the last decision answered with its message.
+    quoted: Cell<i32>,
 }
 
-/// Why a value could not be read: what is wrong, and where (a path such as `args.paths[2]`).
-struct Refusal {
-    what: String,
-}
+/// The `form` asking a [`Decider`] for a shape's template.
+const TEMPLATE: u32 = 5;
+/// The `form` asking a [`Decider`] for the decision of the call whose reading threw.
+const THROWN: u32 = 6;
+/// The `form` asking a [`Decider`] for the shape code of the last decision it answered with
+/// its message.
+const QUOTED: u32 = 7;
 
-type Step<T> = Result<T, Refusal>;
+/// A decider's answer: a shape code, a message (see [`QUOTED`]), or a decision object.
+pub type Answer = Either3<i32, String, Unknown<'static>>;
 
-/// Where in the request a value sits, built only when something is wrong.
-#[derive(Clone, Copy)]
-enum Place<'a> {
-    Field(&'static str),
-    Key(&'a Place<'a>, &'a str),
-    Index(&'a Place<'a>, u32),
-}
+impl Decider {
+    /// A decider for `engine`.
+    pub fn new(engine: Arc<toolgate::Engine>) -> Decider {
+        Decider {
+            engine,
+            buffers: RefCell::default(),
+            shapes: RefCell::default(),
+            thrown: RefCell::default(),
+            quoted: Cell::new(-1),
+        }
+    }
 
-impl Place<'_> {
-    /// The path as written in JS (`args.paths[2]`); a very deep one keeps its first and last
-    /// steps and says how deep it is.
-    fn render(&self) -> String {
-        let mut steps = Vec::new();
-        let mut at = self;
-        loop {
-            match at {
-                Place::Field(f) => {
-                    steps.push((*f).to_string());
-                    break;
-                }
-                Place::Key(parent, key) => {
-                    let plain = !key.is_empty()
-                        && key
-                            .chars()
-                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-                    steps.push(if plain {
-                        format!(".{key}")
-                    } else {
-                        format!("[{key:?}]")
-                    });
-                    at = parent;
-                }
-                Place::Index(parent, i) => {
-                    steps.push(format!("[{i}]"));
-                    at = parent;
-                }
+    /// One call of the decider's function.
+    ///
+    /// # Errors
+    ///
+    /// When reading the request threw (the exception is pending), or Node-API fails to build
+    /// the answer.
+    pub fn call(&self, ctx: &FunctionCallContext<'_>) -> napi::Result<Answer> {
+        let env: &Env = ctx.env;
+        let code: u32 = ctx.get(0)?;
+        let form = code & 7;
+        match form {
+            TEMPLATE => {
+                let n: u32 = ctx.get(1)?;
+                let shapes = self
+                    .shapes
+                    .try_borrow()
+                    .map_err(|_| napi::Error::from_reason("the shape table is in use"))?;
+                let d = shapes
+                    .get(n)
+                    .ok_or_else(|| napi::Error::from_reason(format!("no decision shape {n}")))?;
+                env.to_js_value(d).map(Either3::C)
+            }
+            THROWN => match self.thrown.try_borrow_mut().ok().and_then(|mut t| t.take()) {
+                Some(d) => env.to_js_value(&d).map(Either3::C),
+                None => Ok(Either3::A(-1)),
+            },
+            QUOTED => Ok(Either3::A(self.quoted.replace(-1))),
+            _ => self.decide(env, ctx, Form::from_code(form), code >> 3),
+        }
+    }
+
+    fn decide(
+        &self,
+        env: &Env,
+        ctx: &FunctionCallContext<'_>,
+        form: Form,
+        present: u32,
+    ) -> napi::Result<Answer> {
+        let arg = |i: usize| ctx.get::<Unknown<'_>>(i);
+        let fields = Fields {
+            known: [arg(1)?, arg(2)?, arg(3)?, arg(4)?, arg(5)?, arg(6)?],
+            rest: arg(7)?,
+            present,
+        };
+        let explain: bool = ctx.get(8)?;
+        let plain_keys: PlainKeys<'_> = ctx.get(9)?;
+        // A getter can decide with this engine while its request is read: that inner
+        // request gets a reader of its own.
+        let mut own;
+        let mut shared = self.buffers.try_borrow_mut();
+        let (reader, text) = match shared.as_deref_mut() {
+            Ok((r, t)) => (r, t),
+            Err(_) => {
+                own = (RequestReader::new(), String::new());
+                (&mut own.0, &mut own.1)
+            }
+        };
+        reader.clear();
+        let stopped = Walk::new(env, reader, text, plain_keys).request(form, &fields);
+        let d = reader.decide(&self.engine, explain);
+        if let Err(Stop::Threw(e)) = stopped {
+            // The exception is pending; `toolgate.js` catches it and asks for the decision.
+            if let Ok(mut thrown) = self.thrown.try_borrow_mut() {
+                *thrown = Some(d.into_owned());
+            }
+            return Err(e);
+        }
+        if let Ok(mut shapes) = self.shapes.try_borrow_mut() {
+            let echo = i32::from(d.tool_use_id.is_some());
+            if let Some(n) = shapes.number(&d).filter(|&n| n < (1 << 30)) {
+                return Ok(Either3::A(n as i32 * 2 + echo));
+            }
+            // A message quoting the request: the message, and the rest from a template.
+            if let Some(n) = shapes.quoting(&d).filter(|&n| n < (1 << 30)) {
+                self.quoted.set(n as i32 * 2 + echo);
+                return Ok(Either3::B(d.message.into_owned()));
             }
         }
-        steps.reverse();
-        if steps.len() <= 12 {
-            return steps.concat();
-        }
-        format!(
-            "{}...{} ({} levels deep)",
-            steps[..6].concat(),
-            steps[steps.len() - 3..].concat(),
-            steps.len() - 1
-        )
+        env.to_js_value(&d).map(Either3::C)
     }
 }
 
-/// The top-level fields of a request, as JS property names and the CLI's JSON names.
-/// The id comes first, so that a refusal of a later field still carries it.
-const FIELDS: [(&CStr, &str); 7] = [
-    (c"tool_use_id", "tool_use_id"),
-    (c"toolUseId", "tool_use_id"),
-    (c"agent", "agent"),
-    (c"tool", "tool"),
-    (c"server", "server"),
-    (c"args", "args"),
-    (c"permissions", "permissions"),
-];
-
-/// Reads the request a JS value stands for.
-///
-/// # Errors
-///
-/// A [`BadRequest`] with the CLI's wording when the value is not a request the CLI would
-/// accept (its type checks are `Request::from_value`'s own), or with this module's wording
-/// when the value has no JSON form at all.
-///
-/// # Safety
-///
-/// `env` and `value` must be the live environment and a value of the current call.
-pub unsafe fn read_request(
-    env: sys::napi_env,
-    value: sys::napi_value,
-) -> Result<Request, BadRequest> {
-    let mut walk = Walk {
-        env,
-        bytes: 0,
-        object_prototype: ptr::null_mut(),
-        ancestors: Vec::new(),
-        tool_use_id: None,
-    };
-    match walk.request(value) {
-        Ok(Some(map)) => Request::from_value(Value::Object(map)),
-        // Not an object: the CLI's own answer for a request that is not a JSON object.
-        Ok(None) => Request::from_value(Value::Null),
-        Err(r) => Err(BadRequest {
-            message: r.what,
-            tool_use_id: walk.tool_use_id,
-        }),
-    }
-}
-
-/// How `toolgate.js` found the request object it read the fields of.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
+/// How `toolgate.js` found the request value whose fields it read.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Form {
     /// A plain object; its own enumerable fields were read.
     Plain,
-    /// Not an object, or an array.
+    /// Not an object, or an array: the CLI's answer for a request that is no JSON object.
     NotObject,
-    /// An object that is not plain (its prototype is neither `Object.prototype` nor `null`).
+    /// An object that is not plain (a class instance).
     NotPlain,
-    /// Reading it threw (a getter or a proxy trap).
+    /// Reading its fields threw (a getter or a proxy trap).
     Threw,
+    /// It has both `tool_use_id` and `toolUseId`.
+    BothIds,
 }
 
-/// Reads a request from its fields' values, which `toolgate.js` took from the request
-/// object's own enumerable properties (in [`FIELDS`] order: `tool_use_id`, `toolUseId`,
-/// `agent`, `tool`, `server`, `args`, `permissions`; `undefined` when absent).
-/// `object_prototype` is `Object.prototype`, for the plain-object checks of nested objects.
-///
-/// # Errors
-///
-/// As [`read_request`].
-///
-/// # Safety
-///
-/// `env` and every value must be the live environment and values of the current call.
-pub unsafe fn read_fields(
-    env: sys::napi_env,
-    shape: Shape,
-    values: &[sys::napi_value; 7],
-    object_prototype: sys::napi_value,
-) -> Result<Request, BadRequest> {
-    let refuse = |what: &str| {
-        Err(BadRequest {
-            message: what.to_string(),
-            tool_use_id: None,
-        })
-    };
-    match shape {
-        Shape::Plain => {}
-        Shape::NotObject => return Request::from_value(Value::Null),
-        Shape::NotPlain => {
-            return refuse(
-                "`request` is an instance of a class (not a plain object or array), which JSON cannot hold",
-            )
+impl Form {
+    /// The form numbered as `toolgate.js` numbers it.
+    pub fn from_code(code: u32) -> Form {
+        match code {
+            0 => Form::Plain,
+            1 => Form::NotObject,
+            2 => Form::NotPlain,
+            // 3: reading threw.
+            4 => Form::BothIds,
+            _ => Form::Threw,
         }
-        Shape::Threw => return refuse("reading `request` threw an exception"),
-    }
-    let mut walk = Walk {
-        env,
-        bytes: 0,
-        object_prototype,
-        ancestors: Vec::new(),
-        tool_use_id: None,
-    };
-    match walk.fields(values) {
-        Ok(map) => Request::from_value(Value::Object(map)),
-        Err(r) => Err(BadRequest {
-            message: r.what,
-            tool_use_id: walk.tool_use_id,
-        }),
     }
 }
 
-/// True when `value` is the boolean `true`; anything else, or a failure, is false.
-///
-/// # Safety
-///
-/// `env` and `value` must be the live environment and a value of the current call.
-pub unsafe fn is_true(env: sys::napi_env, value: sys::napi_value) -> bool {
-    let mut t = sys::ValueType::napi_undefined;
-    if sys::napi_typeof(env, value, &mut t) != sys::Status::napi_ok
-        || t != sys::ValueType::napi_boolean
-    {
-        return false;
-    }
-    let mut b = false;
-    sys::napi_get_value_bool(env, value, &mut b) == sys::Status::napi_ok && b
+/// Why a walk stopped early.
+#[derive(Debug)]
+pub enum Stop {
+    /// The reader refused the request (it holds the reason).
+    Refused,
+    /// A Node-API call failed: a getter or proxy trap threw, and its exception is pending.
+    /// The reader holds the refusal naming where.
+    Threw(napi::Error),
 }
 
-impl Walk {
-    /// The request's known fields as a JSON object; `None` when the value is not an object.
-    unsafe fn request(&mut self, value: sys::napi_value) -> Step<Option<Map<String, Value>>> {
-        let here = Place::Field("request");
-        if self.type_of(value, &here)? != sys::ValueType::napi_object
-            || self.is_array(value, &here)?
-        {
-            return Ok(None);
-        }
-        self.check_plain(value, &here)?;
-        // Own enumerable string keys, as JSON has them (never inherited ones).
-        let mut keys = ptr::null_mut();
-        let status = sys::napi_get_all_property_names(
-            self.env,
-            value,
-            sys::KeyCollectionMode::own_only,
-            sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
-            sys::KeyConversion::numbers_to_strings,
-            &mut keys,
-        );
-        self.check(status, &here)?;
-        let mut len = 0u32;
-        self.check(sys::napi_get_array_length(self.env, keys, &mut len), &here)?;
-        let mut slots = [ptr::null_mut(); FIELDS.len()];
-        for i in 0..len {
-            let mut key = ptr::null_mut();
-            self.check(sys::napi_get_element(self.env, keys, i, &mut key), &here)?;
-            let name = self.string(key, &here)?;
-            if let Some(at) = FIELDS
-                .iter()
-                .position(|(js, _)| js.to_bytes() == name.as_bytes())
-            {
-                let place = Place::Field(FIELDS[at].1);
-                self.check(
-                    sys::napi_get_property(self.env, value, key, &mut slots[at]),
-                    &place,
-                )?;
-            }
-        }
-        self.ancestors.push(value);
-        self.fields(&slots).map(Some)
-    }
-
-    /// The request's JSON object from its fields' values, in [`FIELDS`] order (null or
-    /// `undefined` for an absent one).
-    unsafe fn fields(
-        &mut self,
-        values: &[sys::napi_value; FIELDS.len()],
-    ) -> Step<Map<String, Value>> {
-        let mut map = Map::new();
-        let mut id_field: Option<&str> = None;
-        for (&(js_name, name), &v) in FIELDS.iter().zip(values) {
-            if v.is_null() {
-                continue;
-            }
-            let place = Place::Field(name);
-            let t = self.type_of(v, &place)?;
-            if t == sys::ValueType::napi_undefined {
-                continue;
-            }
-            let shown = js_name.to_str().unwrap_or(name);
-            if name == "tool_use_id" {
-                if let Some(other) = id_field {
-                    return Err(Refusal {
-                        what: format!("`{other}` and `{shown}` are both given; give one"),
-                    });
-                }
-                id_field = Some(shown);
-            }
-            let json = self.value(v, t, &place, 1)?;
-            if let Value::String(id) = &json {
-                if name == "tool_use_id" {
-                    self.tool_use_id = Some(id.clone());
-                }
-            }
-            map.insert(name.to_string(), json);
-        }
-        Ok(map)
-    }
-
-    /// The JSON form of one value of type `t`, nested `depth` containers deep.
-    unsafe fn value(
-        &mut self,
-        v: sys::napi_value,
-        t: sys::napi_valuetype,
-        place: &Place<'_>,
-        depth: usize,
-    ) -> Step<Value> {
-        self.bytes += 1;
-        if self.bytes > MAX_REQUEST_BYTES {
-            return Err(too_large());
-        }
-        match t {
-            sys::ValueType::napi_null => Ok(Value::Null),
-            sys::ValueType::napi_boolean => {
-                let mut b = false;
-                self.check(sys::napi_get_value_bool(self.env, v, &mut b), place)?;
-                Ok(Value::Bool(b))
-            }
-            sys::ValueType::napi_number => {
-                let mut x = 0f64;
-                self.check(sys::napi_get_value_double(self.env, v, &mut x), place)?;
-                number(x).ok_or_else(|| Refusal {
-                    what: format!("`{}` is {x}, which JSON cannot hold", place.render()),
-                })
-            }
-            sys::ValueType::napi_string => Ok(Value::String(self.string(v, place)?)),
-            sys::ValueType::napi_object => {
-                if depth + 1 > MAX_DEPTH {
-                    return Err(self.too_deep(v, place));
-                }
-                if self.is_array(v, place)? {
-                    self.array(v, place, depth + 1)
-                } else {
-                    self.check_plain(v, place)?;
-                    self.object(v, place, depth + 1)
-                }
-            }
-            other => Err(Refusal {
-                what: format!(
-                    "`{}` is {}, which JSON cannot hold",
-                    place.render(),
-                    type_name(other)
-                ),
-            }),
-        }
-    }
-
-    unsafe fn array(&mut self, v: sys::napi_value, place: &Place<'_>, depth: usize) -> Step<Value> {
-        let mut len = 0u32;
-        self.check(sys::napi_get_array_length(self.env, v, &mut len), place)?;
-        self.ancestors.push(v);
-        let mut out = Vec::with_capacity((len as usize).min(1024));
-        for i in 0..len {
-            let here = Place::Index(place, i);
-            let mut item = ptr::null_mut();
-            self.check(sys::napi_get_element(self.env, v, i, &mut item), &here)?;
-            let t = self.type_of(item, &here)?;
-            if t == sys::ValueType::napi_undefined {
-                return Err(Refusal {
-                    what: format!(
-                        "`{}` is undefined (or a hole), which JSON cannot hold",
-                        here.render()
-                    ),
-                });
-            }
-            out.push(self.value(item, t, &here, depth)?);
-        }
-        self.ancestors.pop();
-        Ok(Value::Array(out))
-    }
-
-    unsafe fn object(
-        &mut self,
-        v: sys::napi_value,
-        place: &Place<'_>,
-        depth: usize,
-    ) -> Step<Value> {
-        let mut keys = ptr::null_mut();
-        let status = sys::napi_get_all_property_names(
-            self.env,
-            v,
-            sys::KeyCollectionMode::own_only,
-            sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
-            sys::KeyConversion::numbers_to_strings,
-            &mut keys,
-        );
-        self.check(status, place)?;
-        let mut len = 0u32;
-        self.check(sys::napi_get_array_length(self.env, keys, &mut len), place)?;
-        self.ancestors.push(v);
-        let mut out = Map::new();
-        for i in 0..len {
-            let mut key = ptr::null_mut();
-            self.check(sys::napi_get_element(self.env, keys, i, &mut key), place)?;
-            let name = self.string(key, place)?;
-            self.bytes += name.len() + 3;
-            let here = Place::Key(place, &name);
-            let mut item = ptr::null_mut();
-            self.check(sys::napi_get_property(self.env, v, key, &mut item), &here)?;
-            let t = self.type_of(item, &here)?;
-            if t == sys::ValueType::napi_undefined {
-                continue;
-            }
-            let json = self.value(item, t, &here, depth)?;
-            out.insert(name, json);
-        }
-        self.ancestors.pop();
-        Ok(Value::Object(out))
-    }
-
-    /// A string's UTF-8 text; a lone surrogate (which JSON text cannot carry as UTF-8, and
-    /// the CLI refuses as an escape) is refused.
-    unsafe fn string(&mut self, v: sys::napi_value, place: &Place<'_>) -> Step<String> {
-        // Short strings in one call; longer ones are measured first.
-        let mut buf = [0u8; 128];
-        let mut len = 0usize;
-        let status = sys::napi_get_value_string_utf8(
-            self.env,
-            v,
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-            &mut len,
-        );
-        self.check(status, place)?;
-        let bytes = if len + 1 < buf.len() {
-            buf[..len].to_vec()
-        } else {
-            self.check(
-                sys::napi_get_value_string_utf8(self.env, v, ptr::null_mut(), 0, &mut len),
-                place,
-            )?;
-            if self.bytes + len > MAX_REQUEST_BYTES {
-                return Err(too_large());
-            }
-            let mut big = vec![0u8; len + 1];
-            let mut got = 0usize;
-            let status = sys::napi_get_value_string_utf8(
-                self.env,
-                v,
-                big.as_mut_ptr().cast(),
-                big.len(),
-                &mut got,
-            );
-            self.check(status, place)?;
-            big.truncate(got);
-            big
-        };
-        self.bytes += bytes.len() + 2;
-        if self.bytes > MAX_REQUEST_BYTES {
-            return Err(too_large());
-        }
-        // V8 writes a lone surrogate as U+FFFD; only then is the UTF-16 form worth reading.
-        if bytes.windows(3).any(|w| w == [0xEF, 0xBF, 0xBD]) && self.has_lone_surrogate(v, place)? {
-            return Err(Refusal {
-                what: format!(
-                    "`{}` holds a lone surrogate, which is not Unicode text",
-                    place.render()
-                ),
-            });
-        }
-        String::from_utf8(bytes).map_err(|_| Refusal {
-            what: format!("`{}` is not valid text", place.render()),
-        })
-    }
-
-    unsafe fn has_lone_surrogate(&mut self, v: sys::napi_value, place: &Place<'_>) -> Step<bool> {
-        let mut len = 0usize;
-        self.check(
-            sys::napi_get_value_string_utf16(self.env, v, ptr::null_mut(), 0, &mut len),
-            place,
-        )?;
-        let mut units = vec![0u16; len + 1];
-        let mut got = 0usize;
-        self.check(
-            sys::napi_get_value_string_utf16(
-                self.env,
-                v,
-                units.as_mut_ptr(),
-                units.len(),
-                &mut got,
-            ),
-            place,
-        )?;
-        units.truncate(got);
-        Ok(char::decode_utf16(units.iter().copied()).any(|c| c.is_err()))
-    }
-
-    /// Refuses an object that is not plain: its prototype must be `Object.prototype` or `null`.
-    unsafe fn check_plain(&mut self, v: sys::napi_value, place: &Place<'_>) -> Step<()> {
-        let mut proto = ptr::null_mut();
-        self.check(sys::napi_get_prototype(self.env, v, &mut proto), place)?;
-        if self.type_of(proto, place)? == sys::ValueType::napi_null {
-            return Ok(());
-        }
-        if self.object_prototype.is_null() {
-            self.object_prototype = self.lookup_object_prototype(place)?;
-        }
-        let mut same = false;
-        self.check(
-            sys::napi_strict_equals(self.env, proto, self.object_prototype, &mut same),
-            place,
-        )?;
-        if same {
-            return Ok(());
-        }
-        let mut is_date = false;
-        self.check(sys::napi_is_date(self.env, v, &mut is_date), place)?;
-        let kind = if is_date {
-            "a Date"
-        } else {
-            "an instance of a class (not a plain object or array)"
-        };
-        Err(Refusal {
-            what: format!("`{}` is {kind}, which JSON cannot hold", place.render()),
-        })
-    }
-
-    unsafe fn lookup_object_prototype(&mut self, place: &Place<'_>) -> Step<sys::napi_value> {
-        let mut global = ptr::null_mut();
-        self.check(sys::napi_get_global(self.env, &mut global), place)?;
-        let mut object = ptr::null_mut();
-        self.check(
-            sys::napi_get_named_property(self.env, global, c"Object".as_ptr(), &mut object),
-            place,
-        )?;
-        let mut proto = ptr::null_mut();
-        self.check(
-            sys::napi_get_named_property(self.env, object, c"prototype".as_ptr(), &mut proto),
-            place,
-        )?;
-        Ok(proto)
-    }
-
-    /// Nesting over the limit: a cycle when the value encloses itself, else too deep.
-    unsafe fn too_deep(&mut self, v: sys::napi_value, place: &Place<'_>) -> Refusal {
-        for &a in &self.ancestors {
-            let mut same = false;
-            if sys::napi_strict_equals(self.env, a, v, &mut same) == sys::Status::napi_ok && same {
-                return Refusal {
-                    what: format!(
-                        "`{}` contains itself (a cycle), which JSON cannot hold",
-                        place.render()
-                    ),
-                };
-            }
-        }
-        Refusal {
-            what: format!(
-                "`{}` nests deeper than {MAX_DEPTH} levels (the request counts as one), the limit of request JSON",
-                place.render()
-            ),
-        }
-    }
-
-    unsafe fn type_of(
-        &mut self,
-        v: sys::napi_value,
-        place: &Place<'_>,
-    ) -> Step<sys::napi_valuetype> {
-        let mut t = sys::ValueType::napi_undefined;
-        self.check(sys::napi_typeof(self.env, v, &mut t), place)?;
-        Ok(t)
-    }
-
-    unsafe fn is_array(&mut self, v: sys::napi_value, place: &Place<'_>) -> Step<bool> {
-        let mut b = false;
-        self.check(sys::napi_is_array(self.env, v, &mut b), place)?;
-        Ok(b)
-    }
-
-    /// Turns a failed Node-API call into a refusal, clearing the exception it left (a getter
-    /// or proxy trap that threw), so `decide` answers instead of throwing.
-    unsafe fn check(&mut self, status: sys::napi_status, place: &Place<'_>) -> Step<()> {
-        if status == sys::Status::napi_ok {
-            return Ok(());
-        }
-        let mut pending = false;
-        sys::napi_is_exception_pending(self.env, &mut pending);
-        if pending {
-            let mut e = ptr::null_mut();
-            sys::napi_get_and_clear_last_exception(self.env, &mut e);
-            return Err(Refusal {
-                what: format!("reading `{}` threw an exception", place.render()),
-            });
-        }
-        Err(Refusal {
-            what: format!(
-                "`{}` could not be read (Node-API status {status})",
-                place.render()
-            ),
-        })
+impl From<Refused> for Stop {
+    fn from(_: Refused) -> Stop {
+        Stop::Refused
     }
 }
 
-/// The JSON number `JSON.stringify` would write for `x`, as the CLI would parse it back:
-/// integers within 64 bits stay integers, everything else is a float; `None` when not finite.
-fn number(x: f64) -> Option<Value> {
-    if !x.is_finite() {
-        return None;
-    }
-    // `JSON.stringify` writes integers below 1e21 in plain digits (and -0 as 0); serde_json
-    // reads digits that fit 64 bits as an integer.
-    if x.fract() == 0.0 && x.abs() < 1e21 {
-        if (0.0..18_446_744_073_709_551_616.0).contains(&x) {
-            return Some(Value::Number(Number::from(x as u64)));
-        }
-        if (-9_223_372_036_854_775_808.0..0.0).contains(&x) {
-            return Some(Value::Number(Number::from(x as i64)));
-        }
-    }
-    Number::from_f64(x).map(Value::Number)
+/// The request's top-level values, as `toolgate.js` read them (`undefined` when absent).
+pub struct Fields<'env> {
+    /// `tool_use_id` (or its spelling `toolUseId`), `agent`, `tool`, `server`, `args`,
+    /// `permissions`: [`FIELDS`] order.
+    pub known: [Unknown<'env>; 6],
+    /// The other keys and their values, alternating (`undefined` when there are none).
+    pub rest: Unknown<'env>,
+    /// Which of `known` (bits 0-5) and `rest` (bit 6) are not `undefined`.
+    pub present: u32,
 }
 
-fn too_large() -> Refusal {
-    Refusal {
-        what: format!("request is larger than the {MAX_REQUEST_BYTES}-byte limit as JSON"),
-    }
+/// `toolgate.js`'s `plainKeys(object)`: `Object.keys(object)` for a plain object, else `null`.
+pub type PlainKeys<'env> = Function<'env, Unknown<'env>, Option<Object<'env>>>;
+
+/// Walks one request's values into `reader` (which must be clear).
+pub struct Walk<'r, 'env> {
+    env: &'env Env,
+    reader: &'r mut RequestReader,
+    /// `toolgate.js`'s `plainKeys`: a plain object's own enumerable string keys, in order
+    /// (`Object.keys`), or `null` for an object that is not plain (its prototype is neither
+    /// `Object.prototype` nor `null`).
+    plain_keys: PlainKeys<'env>,
+    /// The arrays and objects enclosing the value being read (to tell a cycle from deep
+    /// nesting at the depth limit).
+    ancestors: Vec<Unknown<'env>>,
+    /// The text of the string or key last read.
+    text: &'r mut String,
 }
 
-fn type_name(t: sys::napi_valuetype) -> &'static str {
+/// What JSON text names a value of this type, for a refusal.
+fn type_name(t: ValueType) -> &'static str {
     match t {
-        sys::ValueType::napi_undefined => "undefined",
-        sys::ValueType::napi_symbol => "a symbol",
-        sys::ValueType::napi_function => "a function",
-        sys::ValueType::napi_external => "an external value",
-        sys::ValueType::napi_bigint => "a BigInt",
+        ValueType::Undefined => "undefined",
+        ValueType::Symbol => "a symbol",
+        ValueType::Function => "a function",
+        ValueType::External => "an external value",
+        ValueType::BigInt => "a BigInt",
         _ => "a value",
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::number;
-    use serde_json::json;
+impl<'r, 'env> Walk<'r, 'env> {
+    /// A walk reporting to `reader`.
+    pub fn new(
+        env: &'env Env,
+        reader: &'r mut RequestReader,
+        text: &'r mut String,
+        plain_keys: PlainKeys<'env>,
+    ) -> Self {
+        Walk {
+            env,
+            reader,
+            plain_keys,
+            ancestors: Vec::new(),
+            text,
+        }
+    }
 
-    #[test]
-    fn numbers_map_as_json_text_would() {
-        assert_eq!(number(1.0), Some(json!(1)));
-        assert_eq!(number(-0.0), Some(json!(0)));
-        assert_eq!(number(-3.0), Some(json!(-3)));
-        assert_eq!(number(2.5), Some(json!(2.5)));
-        assert_eq!(number(1e21), Some(json!(1e21)));
-        assert!(number(f64::NAN).is_none() && number(f64::INFINITY).is_none());
-        assert_eq!(
-            number(18446744073709551616.0),
-            Some(json!(18446744073709551616.0))
-        );
+    /// Reads the request from its form and fields.
+    ///
+    /// # Errors
+    ///
+    /// [`Stop`] when the request is refused (the reader says why).
+    pub fn request(&mut self, form: Form, fields: &Fields<'env>) -> Result<(), Stop> {
+        match form {
+            Form::Plain => {}
+            // Nothing read: the reader answers as the CLI does for a value that is no object.
+            Form::NotObject => return Ok(()),
+            Form::NotPlain => {
+                return Err(self
+                    .reader
+                    .refuse_request(
+                        "`request` is an instance of a class (not a plain object or array), which JSON cannot hold",
+                    )
+                    .into())
+            }
+            Form::Threw => {
+                return Err(self
+                    .reader
+                    .refuse_request("reading `request` threw an exception")
+                    .into())
+            }
+            Form::BothIds => {
+                return Err(self
+                    .reader
+                    .refuse_request("`tool_use_id` and `toolUseId` are both given; give one")
+                    .into())
+            }
+        }
+        self.reader.begin_object()?;
+        for (i, (name, &value)) in FIELDS.iter().zip(&fields.known).enumerate() {
+            if fields.present & (1 << i) == 0 {
+                continue;
+            }
+            let t = self.type_of(value)?;
+            if t != ValueType::Undefined {
+                self.reader.key(name)?;
+                self.value(value, t)?;
+            }
+        }
+        if fields.present & (1 << FIELDS.len()) != 0
+            && self.type_of(fields.rest)? == ValueType::Object
+        {
+            let rest = Object::from_unknown(fields.rest).map_err(|e| self.threw(e))?;
+            let len = rest.get_array_length().map_err(|e| self.threw(e))?;
+            for i in (0..len.saturating_sub(1)).step_by(2) {
+                let key: Unknown = rest.get_element(i).map_err(|e| self.threw(e))?;
+                let value: Unknown = rest.get_element(i + 1).map_err(|e| self.threw(e))?;
+                let t = self.type_of(value)?;
+                if t == ValueType::Undefined {
+                    continue;
+                }
+                if !self.read_text(key)? {
+                    return Err(self
+                        .reader
+                        .refuse_container(
+                            "has a key holding a lone surrogate, which is not Unicode text",
+                        )
+                        .into());
+                }
+                self.reader.key(self.text)?;
+                self.value(value, t)?;
+            }
+        }
+        self.reader.end_object()?;
+        Ok(())
+    }
+
+    /// Refuses the value about to be read because a Node-API call on it failed (a getter or
+    /// proxy trap threw): the exception stays pending for JS to see.
+    fn threw(&mut self, e: napi::Error) -> Stop {
+        // Node-API answers a getter or trap that threw with a generic failure, its exception
+        // pending.
+        let what = match e.status {
+            napi::Status::PendingException | napi::Status::GenericFailure => {
+                "threw an exception when read".to_string()
+            }
+            status => format!("could not be read (Node-API status {status})"),
+        };
+        self.reader.refuse(&what);
+        Stop::Threw(e)
+    }
+
+    fn type_of(&mut self, v: Unknown<'env>) -> Result<ValueType, Stop> {
+        v.get_type().map_err(|e| self.threw(e))
+    }
+
+    /// One value of type `t`.
+    fn value(&mut self, v: Unknown<'env>, t: ValueType) -> Result<(), Stop> {
+        match t {
+            ValueType::Null => self.reader.null()?,
+            ValueType::Boolean => {
+                let b = bool::from_unknown(v).map_err(|e| self.threw(e))?;
+                self.reader.bool(b)?;
+            }
+            ValueType::Number => {
+                let x = f64::from_unknown(v).map_err(|e| self.threw(e))?;
+                self.number(x)?;
+            }
+            ValueType::String => {
+                if !self.read_text(v)? {
+                    return Err(self
+                        .reader
+                        .refuse("holds a lone surrogate, which is not Unicode text")
+                        .into());
+                }
+                self.reader.str(self.text)?;
+            }
+            ValueType::Object => self.container(v)?,
+            other => {
+                let what = format!("is {}, which JSON cannot hold", type_name(other));
+                return Err(self.reader.refuse(&what).into());
+            }
+        }
+        Ok(())
+    }
+
+    /// A JS number as its JSON text reads back in the CLI: `JSON.stringify` writes an integer
+    /// below 1e21 in plain digits (and -0 as 0), which serde_json reads as an integer when it
+    /// fits 64 bits; anything else is a float (NaN and the infinities are refused).
+    fn number(&mut self, x: f64) -> Result<(), Refused> {
+        if x.fract() == 0.0 && x.abs() < 1e21 {
+            if (0.0..18_446_744_073_709_551_616.0).contains(&x) {
+                return self.reader.u64(x as u64);
+            }
+            if (-9_223_372_036_854_775_808.0..0.0).contains(&x) {
+                return self.reader.i64(x as i64);
+            }
+        }
+        self.reader.f64(x)
+    }
+
+    /// Reads the string `v` into `self.text`: false when it holds a lone surrogate (which
+    /// UTF-8 cannot carry, and the CLI refuses as an escape). The text is read as UTF-16,
+    /// whose length V8 knows without a pass over it, and decoded here.
+    fn read_text(&mut self, v: Unknown<'env>) -> Result<bool, Stop> {
+        let units = JsString::from_unknown(v)
+            .and_then(JsString::into_utf16)
+            .map_err(|e| self.threw(e))?;
+        // The copy ends with the terminating NUL.
+        let units = units
+            .as_slice()
+            .split_last()
+            .map_or(&[][..], |(_, text)| text);
+        if units.iter().all(|&u| u < 0x80) {
+            let mut bytes = std::mem::take(self.text).into_bytes();
+            bytes.clear();
+            bytes.extend(units.iter().map(|&u| u as u8));
+            // ASCII is UTF-8.
+            *self.text = String::from_utf8(bytes).unwrap_or_default();
+            return Ok(true);
+        }
+        self.text.clear();
+        self.text.reserve(units.len());
+        for c in char::decode_utf16(units.iter().copied()) {
+            match c {
+                Ok(c) => self.text.push(c),
+                Err(_) => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+
+    /// An array or a plain object.
+    fn container(&mut self, v: Unknown<'env>) -> Result<(), Stop> {
+        // The request object is one level; `ancestors` holds the others.
+        if self.ancestors.len() + 1 >= MAX_DEPTH {
+            for &a in &self.ancestors {
+                if self.env.strict_equals(a, v).unwrap_or(false) {
+                    return Err(self
+                        .reader
+                        .refuse("contains itself (a cycle), which JSON cannot hold")
+                        .into());
+                }
+            }
+        }
+        let obj = Object::from_unknown(v).map_err(|e| self.threw(e))?;
+        if v.is_array().map_err(|e| self.threw(e))? {
+            let len = obj.get_array_length().map_err(|e| self.threw(e))?;
+            self.reader.begin_array()?;
+            self.ancestors.push(v);
+            for i in 0..len {
+                let item: Unknown = obj.get_element(i).map_err(|e| self.threw(e))?;
+                let t = self.type_of(item)?;
+                if t == ValueType::Undefined {
+                    return Err(self
+                        .reader
+                        .refuse("is undefined (or a hole), which JSON cannot hold")
+                        .into());
+                }
+                self.value(item, t)?;
+            }
+            self.ancestors.pop();
+            self.reader.end_array()?;
+            return Ok(());
+        }
+        // The prototype check and `Object.keys` in one call into JS: `Object.keys` answers
+        // from the object's enum cache, where Node-API's key collection
+        // (`napi_get_all_property_names`) builds a hash set per call and costs several times
+        // as much.
+        let Some(keys) = self.plain_keys.call(v).map_err(|e| self.threw(e))? else {
+            let kind = if v.is_date().map_err(|e| self.threw(e))? {
+                "is a Date, which JSON cannot hold"
+            } else {
+                "is an instance of a class (not a plain object or array), which JSON cannot hold"
+            };
+            return Err(self.reader.refuse(kind).into());
+        };
+        let len = keys.get_array_length().map_err(|e| self.threw(e))?;
+        self.reader.begin_object()?;
+        self.ancestors.push(v);
+        for i in 0..len {
+            let k: Unknown = keys.get_element(i).map_err(|e| self.threw(e))?;
+            if !self.read_text(k)? {
+                return Err(self
+                    .reader
+                    .refuse_container(
+                        "has a key holding a lone surrogate, which is not Unicode text",
+                    )
+                    .into());
+            }
+            let item: Unknown = match obj.get_property_unchecked(k) {
+                Ok(item) => item,
+                Err(e) => {
+                    // Name the member whose read threw.
+                    let _ = self.reader.key(self.text);
+                    return Err(self.threw(e));
+                }
+            };
+            let t = self.type_of(item)?;
+            if t == ValueType::Undefined {
+                continue;
+            }
+            self.reader.key(self.text)?;
+            self.value(item, t)?;
+        }
+        self.ancestors.pop();
+        self.reader.end_object()?;
+        Ok(())
     }
 }

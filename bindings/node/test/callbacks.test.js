@@ -77,3 +77,11 @@ test('PreToolUse hook: denies what the policy denies, says nothing otherwise', a
   const odd = await hook({ ...base, tool_name: 'Bash', tool_input: 'npm run test', tool_use_id: 'toolu_6' }, 'toolu_6', { signal })
   assert.equal(odd.hookSpecificOutput.permissionDecision, 'deny')
 })
+
+test('splitToolName splits as the library\'s split_tool_name does, on one table', () => {
+  // The addon's Rust tests check toolgate::host::split_tool_name against the same table.
+  const rows = require('./tool-names.json')
+  for (const [name, hint, server, tool] of rows) {
+    assert.deepEqual(splitToolName(name, hint ?? undefined), { server, tool }, `${name} ${hint}`)
+  }
+})

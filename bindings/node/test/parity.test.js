@@ -112,14 +112,3 @@ test('tools lists what `toolgate tools` lists', () => {
   }
   assert.equal(engine.tools('nobody'), null)
 })
-
-test('the addon\'s own decide (object built natively) equals decide (object built in JS)', () => {
-  const engine = Engine.load(EXAMPLE)
-  const native = Engine.prototype[Symbol.for('toolgate.nativeDecide')]
-  assert.equal(typeof native, 'function')
-  for (const explain of [false, true]) {
-    REQUESTS.forEach((r, i) => {
-      assert.deepEqual(native.call(engine, r, explain), engine.decide(r, explain), `request ${i}`)
-    })
-  }
-})

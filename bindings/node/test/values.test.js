@@ -158,8 +158,6 @@ test('only own enumerable fields of the request count, as in JSON', () => {
   Object.prototype.toolUseId = 'polluted' // eslint-disable-line no-extend-native
   try {
     assert.equal(engine.decide({ agent: 'a', tool: 't', args: { p: 'x' } }).tool_use_id, null)
-    const native = Engine.prototype[Symbol.for('toolgate.nativeDecide')]
-    assert.equal(native.call(engine, { agent: 'a', tool: 't', args: { p: 'x' } }).tool_use_id, null)
   } finally {
     delete Object.prototype.toolUseId
   }
@@ -167,30 +165,4 @@ test('only own enumerable fields of the request count, as in JSON', () => {
   assert.equal(engine.decide(getter).reason, 'bad_request')
   const proxy = new Proxy({ agent: 'a', tool: 't' }, { getPrototypeOf() { throw new Error('trap') } })
   assert.equal(engine.decide(proxy).reason, 'bad_request')
-})
-
-test('the addon\'s own decide and decide agree on every edge case', () => {
-  const native = Engine.prototype[Symbol.for('toolgate.nativeDecide')]
-  const cyclic = { p: 1 }
-  cyclic.self = cyclic
-  const requests = [
-    { ...base, args: { p: NaN } },
-    { ...base, args: { p: [1, undefined] } },
-    { ...base, args: cyclic },
-    { ...base, args: { p: new Date(0) } },
-    { ...base, args: { p: 'a\ud800' } },
-    { ...base, args: { get p() { throw new Error('x') } } },
-    { ...base, args: { p: 'x' } },
-    { ...base, args: { p: 1, q: '/ok/a' } },
-    { ...base, toolUseId: 'y' },
-    { agent: 'a', tool: 't', toolUseId: 'y' },
-    { agent: 'a', tool: 10n },
-    [],
-    null,
-    'x',
-    new (class R {})(),
-  ]
-  for (const r of requests) {
-    assert.deepEqual(native.call(engine, r), engine.decide(r), String(r && JSON.stringify(Object.keys(r))))
-  }
 })
