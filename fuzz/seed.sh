@@ -54,16 +54,16 @@ done
 rm -rf "$tmp"
 echo "seeded: $(ls corpus/bundle_load | wc -l) bundle_load"
 
-# node_text: every hostile request line, and requests in the form the Node package writes.
-mkdir -p corpus/node_text corpus/catalog_import corpus/gateway_framing
+# host_reader: every hostile request line, and plain requests.
+mkdir -p corpus/host_reader corpus/catalog_import corpus/gateway_framing
 i=0
 while IFS= read -r line || [[ -n $line ]]; do
-  printf '%s' "$line" > "corpus/node_text/hostile-$i"
+  printf '%s' "$line" > "corpus/host_reader/hostile-$i"
   i=$((i + 1))
 done < "$root"/tests/adversarial/hostile.jsonl
-printf '%s' '{"tool_use_id":"toolu_1","agent":"code-assistant","tool":"git_log","server":"git","args":{"repo_path":"/home/user/projects/x","max":5,"opts":[true,null,{"a":"b"}]}}' > corpus/node_text/plain-1
-printf '%s' '{"agent":"code-assistant","tool":"Bash","args":{"command":"npm run test","timeout":600}}' > corpus/node_text/plain-2
-printf '%s' '{"agent":"a","tool":"t","permissions":["fs:read","net:http"],"args":{}}' > corpus/node_text/plain-3
+printf '%s' '{"tool_use_id":"toolu_1","agent":"code-assistant","tool":"git_log","server":"git","args":{"repo_path":"/home/user/projects/x","max":5,"opts":[true,null,{"a":"b"}]}}' > corpus/host_reader/plain-1
+printf '%s' '{"agent":"code-assistant","tool":"Bash","args":{"command":"npm run test","timeout":600}}' > corpus/host_reader/plain-2
+printf '%s' '{"agent":"a","tool":"t","permissions":["fs:read","net:http"],"args":{}}' > corpus/host_reader/plain-3
 
 # catalog_import: a server name, a newline, a tools/list result (odd names, types, a tool twice).
 printf 'git\n%s' '{"tools":[{"name":"git_log","description":"Shows the log\nline two","inputSchema":{"type":"object","properties":{"repo_path":{"type":"string"},"max_count":{"type":"integer"},"files":{"type":"array","items":{"type":"string"}},"any":{}},"required":["repo_path"]}},{"name":"git.status","inputSchema":{"type":"object","properties":{"has space":{"type":"boolean"},"1st":{"type":["string","null"]}}}},{"name":"git_log","inputSchema":{"type":"object"}},{"name":"","inputSchema":{"type":"object"}}]}' > corpus/catalog_import/seed-1
@@ -76,4 +76,4 @@ printf '%s' '{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVe
 printf '%s' '[{"jsonrpc":"2.0","id":1,"method":"ping"}]' > corpus/gateway_framing/batch
 printf '%s' '{"jsonrpc":"2.0","method":"notifications/initialized"}' > corpus/gateway_framing/note
 printf '%s' '{"jsonrpc":"2.0","id":3,"result":{}}' > corpus/gateway_framing/response
-echo "seeded: $(ls corpus/node_text | wc -l) node_text, $(ls corpus/catalog_import | wc -l) catalog_import, $(ls corpus/gateway_framing | wc -l) gateway_framing"
+echo "seeded: $(ls corpus/host_reader | wc -l) host_reader, $(ls corpus/catalog_import | wc -l) catalog_import, $(ls corpus/gateway_framing | wc -l) gateway_framing"

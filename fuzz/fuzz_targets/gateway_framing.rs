@@ -19,9 +19,15 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     assert!([PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS].contains(&r.code));
-    assert!(matches!(r.id, Value::Null | Value::String(_) | Value::Number(_)));
+    assert!(matches!(
+        r.id,
+        Value::Null | Value::String(_) | Value::Number(_)
+    ));
     if r.code == INVALID_PARAMS {
-        assert!(!r.id.is_null(), "invalid params answered without the request's id");
+        assert!(
+            !r.id.is_null(),
+            "invalid params answered without the request's id"
+        );
     }
     let body = r.body();
     assert_eq!(body["jsonrpc"], "2.0");

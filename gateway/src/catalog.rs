@@ -254,6 +254,20 @@ mod tests {
         )
     }
 
+    /// A fuzzer's find: a server name with a raw U+0084 (a C1 control character, which
+    /// serde_json leaves unescaped and the language refuses raw) printed a catalog that did
+    /// not load. Input: the server name, a newline, the `tools/list` result.
+    #[test]
+    fn a_catalog_with_control_characters_in_names_loads() {
+        let input =
+            include_bytes!("../../tests/regressions/fuzz/catalog_import-crash-a2d8e766.bin");
+        let text = String::from_utf8_lossy(input);
+        let (server, json) = text.split_once('\n').unwrap();
+        let list: rmcp::model::ListToolsResult = serde_json::from_str(json).unwrap();
+        let printed = render_server(server, &list.tools);
+        toolgate::load::engine_from_str("catalog.policy", &printed).unwrap();
+    }
+
     #[test]
     fn rendered_catalog_is_a_loadable_policy() {
         let schema = serde_json::json!({
