@@ -1,14 +1,10 @@
 //! Strict JSON parsing for requests: like `serde_json::from_str`, but a duplicate key in any
 //! object is an error (two readers of the same request must never see different arguments).
 
-use super::request::{BadRequest, Request, MAX_REQUEST_BYTES};
+use super::request::{BadRequest, Request, MAX_DEPTH, MAX_REQUEST_BYTES};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use std::fmt;
-
-/// serde_json's recursion limit, which request parsing keeps: the 128th array or object
-/// nested in another is refused.
-const RECURSION_LIMIT: usize = 128;
 
 /// Parses `text` as one JSON value, refusing duplicate object keys.
 ///
@@ -161,8 +157,9 @@ impl std::io::Write for Counter {
     }
 }
 
-/// The length of one scalar's or key's compact JSON text, as serde_json writes it.
-fn scalar_len<T: serde::Serialize + ?Sized>(v: &T) -> usize {
+/// The length of one scalar's or key's compact JSON text, as serde_json writes it (the measure
+/// of a request's size for every reader of host values, too).
+pub(crate) fn scalar_len<T: serde::Serialize + ?Sized>(v: &T) -> usize {
     let mut c = Counter(0);
     // Writing a scalar to a counter cannot fail.
     let _ = serde_json::to_writer(&mut c, v);
@@ -206,7 +203,7 @@ fn text_shape(value: &Value) -> TextShape {
                 }
             };
             if let Some(open) = open {
-                if stack.len() + 1 >= RECURSION_LIMIT && too_deep_at.is_none() {
+                if stack.len() + 1 > MAX_DEPTH && too_deep_at.is_none() {
                     too_deep_at = Some(len);
                 }
                 len = len.saturating_add(1);

@@ -10,7 +10,6 @@
 
 mod path;
 mod reader;
-mod size;
 pub mod tree;
 
 pub use crate::engine::request::{MAX_DEPTH, MAX_REQUEST_BYTES};

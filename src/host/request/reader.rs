@@ -3,8 +3,9 @@
 //! the top-level fields' types), then hands the engine the values it read.
 
 use super::path::{Step, ValuePath};
-use super::size;
 use super::tree::{Args, At, Kind, Node, Span, Tree};
+use super::FIELDS;
+use crate::engine::json::scalar_len;
 use crate::engine::request::{BadRequest, MAX_DEPTH, MAX_REQUEST_BYTES};
 use crate::engine::{Decision, Engine, RequestRef};
 use crate::value::{JsonKind, JsonValue};
@@ -223,7 +224,7 @@ impl RequestReader {
 
     /// A signed integer.
     pub fn i64(&mut self, v: i64) -> Result<(), Refused> {
-        self.scalar(Kind::Int(v), size::signed(v))
+        self.scalar(Kind::Int(v), scalar_len(&v))
     }
 
     /// An unsigned integer.
@@ -231,7 +232,7 @@ impl RequestReader {
         match i64::try_from(v) {
             // serde_json keeps a non-negative integer that fits `i64` as one; so does this.
             Ok(i) => self.i64(i),
-            Err(_) => self.scalar(Kind::UInt(v), size::unsigned(v)),
+            Err(_) => self.scalar(Kind::UInt(v), scalar_len(&v)),
         }
     }
 
@@ -248,12 +249,12 @@ impl RequestReader {
             };
             return Err(self.refuse(&what));
         }
-        self.scalar(Kind::Float(v), size::float(v))
+        self.scalar(Kind::Float(v), scalar_len(&v))
     }
 
     /// A string.
     pub fn str(&mut self, s: &str) -> Result<(), Refused> {
-        let len = size::string(s);
+        let len = scalar_len(s);
         let key = self.place(len)?;
         let span = self.tree.push_str(s);
         let end = self.tree.nodes.len() as u32 + 1;
@@ -357,7 +358,7 @@ impl RequestReader {
             let what = format!("has the key `{k}` twice");
             return Err(self.refuse_container(&what));
         }
-        self.add_bytes(size::string(k) + 1 + usize::from(!first))?;
+        self.add_bytes(scalar_len(k) + 1 + usize::from(!first))?;
         let span = self.tree.push_str(k);
         self.keys.push(span);
         let large = self.keys.len() - from > SCAN_KEYS;
@@ -384,20 +385,31 @@ impl RequestReader {
         Ok(())
     }
 
-    /// The request object's member `name`, if the request is an object that has one.
-    fn field(&self, name: &str) -> Option<At<'_>> {
-        let top = self.tree.nodes.first()?;
-        if !matches!(top.kind, Kind::Object) {
-            return None;
+    /// The request object's known fields, found in one pass over its members (keys are
+    /// distinct, so each is found at most once); all `None` when the request is no object.
+    fn fields(&self) -> [Option<At<'_>>; FIELDS.len()] {
+        let mut found = [None; FIELDS.len()];
+        if self
+            .tree
+            .nodes
+            .first()
+            .is_some_and(|n| matches!(n.kind, Kind::Object))
+        {
+            for member in self.tree.at(0).children() {
+                if let Some(i) = FIELDS.iter().position(|&f| f == member.key()) {
+                    if let Some(slot) = found.get_mut(i) {
+                        *slot = Some(member);
+                    }
+                }
+            }
         }
-        self.tree.at(0).member(name)
+        found
     }
 
     /// The request's `tool_use_id`, when it is a string (a refusal still carries it).
     fn tool_use_id(&self) -> Option<String> {
-        self.field("tool_use_id")
-            .and_then(JsonValue::as_str)
-            .map(str::to_string)
+        let [tool_use_id, ..] = self.fields();
+        tool_use_id.and_then(JsonValue::as_str).map(str::to_string)
     }
 
     /// The request read, with the CLI's checks of the top-level fields (and its messages);
@@ -416,7 +428,8 @@ impl RequestReader {
     /// `Ok(false)` when it has none (absent or `null`), `Err` when they are not strings.
     fn collect_permissions(&mut self) -> Result<bool, ()> {
         self.permissions.clear();
-        let read = match self.field("permissions") {
+        let [.., permissions] = self.fields();
+        let read = match permissions {
             None => return Ok(false),
             Some(v) if v.kind() == JsonKind::Null => return Ok(false),
             Some(v) => v.items().ok_or(()).and_then(|items| {
@@ -430,10 +443,10 @@ impl RequestReader {
     }
 
     /// The checks of `Request::from_json`'s fields, in its order and with its messages.
-    fn checked(
-        &self,
+    fn checked<'t>(
+        &'t self,
         permissions: Result<bool, ()>,
-    ) -> Result<RequestRef<'_, Args<'_>>, BadRequest> {
+    ) -> Result<RequestRef<'t, Args<'t>>, BadRequest> {
         if let Some(message) = &self.refusal {
             return Err(BadRequest {
                 message: message.clone(),
@@ -447,7 +460,9 @@ impl RequestReader {
                 tool_use_id: None,
             });
         }
-        let tool_use_id = match self.field("tool_use_id") {
+        // `permissions` were read by `collect_permissions`.
+        let [tool_use_id, agent, tool, server, args, _] = self.fields();
+        let tool_use_id = match tool_use_id {
             None => None,
             Some(v) if v.kind() == JsonKind::Null => None,
             Some(v) => Some(v.as_str().ok_or_else(|| BadRequest {
@@ -459,22 +474,22 @@ impl RequestReader {
             message: message.to_string(),
             tool_use_id: tool_use_id.map(str::to_string),
         };
-        let text = |name: &str| -> Result<&str, BadRequest> {
-            match self.field(name) {
+        let text = |name: &str, field: Option<At<'t>>| -> Result<&'t str, BadRequest> {
+            match field {
                 None => Err(bad(&format!("`{name}` is missing"))),
                 Some(v) => v
                     .as_str()
                     .ok_or_else(|| bad(&format!("`{name}` must be a string"))),
             }
         };
-        let agent = text("agent")?;
-        let tool = text("tool")?;
-        let server = match self.field("server") {
+        let agent = text("agent", agent)?;
+        let tool = text("tool", tool)?;
+        let server = match server {
             None => None,
             Some(v) if v.kind() == JsonKind::Null => None,
             Some(v) => Some(v.as_str().ok_or_else(|| bad("`server` must be a string"))?),
         };
-        let args = match self.field("args") {
+        let args = match args {
             None => None,
             Some(v) if v.kind() == JsonKind::Object => Some(v),
             Some(_) => return Err(bad("`args` must be an object")),
